@@ -1,0 +1,13 @@
+/*
+ * The one translation unit of CSQLiteToolkit: SQLite3 Multiple Ciphers, with every
+ * exported name prefixed `sqltk_`, compiled with the options in sqltk_options.h.
+ *
+ * The amalgamation is not committed; sqlite-amalgamation/fetch installs it.
+ */
+#include "include/sqltk_options.h"
+
+#if __has_include("installed/sqlite3.c")
+#include "installed/sqlite3.c"
+#else
+#error "SQLite amalgamation missing: run sqlite-amalgamation/fetch"
+#endif
