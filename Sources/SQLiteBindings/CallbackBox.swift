@@ -95,6 +95,29 @@ extension ConnectionHandle {
     func detachCallback(key: String) {
         _ = setClientData(name: key, data: nil, destructor: nil)
     }
+
+    /// The one way the closure setters install a callback that has no C destructor.
+    ///
+    /// With a `handler`, boxes it, stores the box as the client data under `key` (releasing the previous box of that
+    /// kind), and calls `install` with the context pointer to pass to the C function. With `nil`, calls `uninstall`
+    /// and releases the box. `uninstall` removes the C callback (`sqlite3_xxx(db, NULL, NULL)`); it also runs when
+    /// the box is released by a replacement or by closing the connection.
+    func setCallback<Handler>(
+        _ handler: Handler?,
+        key: String,
+        uninstall: @escaping (ConnectionHandle) -> ResultCode,
+        install: (UnsafeMutableRawPointer) -> ResultCode
+    ) -> ResultCode {
+        guard let handler else {
+            let code = uninstall(self)
+            detachCallback(key: key)
+            return code
+        }
+        let box = ConnectionCallbackBox(connection: self, handler: handler) { _ = uninstall($0) }
+        let (code, context) = attach(box, key: key)
+        guard let context else { return code }
+        return install(context)
+    }
 }
 
 /// Makes a function call fail with `error`: its description becomes the message (`sqlite3_result_error`), and a

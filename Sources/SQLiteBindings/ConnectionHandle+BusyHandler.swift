@@ -18,20 +18,19 @@ extension ConnectionHandle {
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/busy_handler.html>
     public func setBusyHandler(_ handler: ((_ retryCount: Int32) -> Bool)?) -> ResultCode {
-        guard let handler else {
-            let code = busyHandler(nil, nil)
-            detachCallback(key: CallbackKey.busyHandler)
-            return code
-        }
-        let box = ConnectionCallbackBox(connection: self, handler: handler) { _ = $0.busyHandler(nil, nil) }
-        let (code, context) = attach(box, key: CallbackKey.busyHandler)
-        guard let context else { return code }
-        return busyHandler(
-            { context, retryCount in
-                guard let context else { return 0 }
-                return ConnectionCallbackBox<(Int32) -> Bool>.unretained(context).handler(retryCount) ? 1 : 0
-            },
-            context
+        setCallback(
+            handler,
+            key: CallbackKey.busyHandler,
+            uninstall: { $0.busyHandler(nil, nil) },
+            install: { context in
+                busyHandler(
+                    { context, retryCount in
+                        guard let context else { return 0 }
+                        return ConnectionCallbackBox<(Int32) -> Bool>.unretained(context).handler(retryCount) ? 1 : 0
+                    },
+                    context
+                )
+            }
         )
     }
 }

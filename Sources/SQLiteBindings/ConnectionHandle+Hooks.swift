@@ -17,23 +17,25 @@ extension ConnectionHandle {
     /// Related SQLite documentation: <https://sqlite.org/c3ref/progress_handler.html>
     @discardableResult
     public func setProgressHandler(every instructionCount: Int32, _ handler: (() -> Bool)?) -> ResultCode {
-        guard let handler, instructionCount > 0 else {
-            progressHandler(0, nil, nil)
-            detachCallback(key: CallbackKey.progressHandler)
-            return .ok
-        }
-        let box = ConnectionCallbackBox(connection: self, handler: handler) { $0.progressHandler(0, nil, nil) }
-        let (code, context) = attach(box, key: CallbackKey.progressHandler)
-        guard let context else { return code }
-        progressHandler(
-            instructionCount,
-            { context in
-                guard let context else { return 0 }
-                return ConnectionCallbackBox<() -> Bool>.unretained(context).handler() ? 1 : 0
+        setCallback(
+            instructionCount > 0 ? handler : nil,
+            key: CallbackKey.progressHandler,
+            uninstall: {
+                $0.progressHandler(0, nil, nil)
+                return .ok
             },
-            context
+            install: { context in
+                progressHandler(
+                    instructionCount,
+                    { context in
+                        guard let context else { return 0 }
+                        return ConnectionCallbackBox<() -> Bool>.unretained(context).handler() ? 1 : 0
+                    },
+                    context
+                )
+                return .ok
+            }
         )
-        return .ok
     }
 
     /// Installs a closure that SQLite calls before each commit, or removes the commit hook with `nil`.
@@ -44,22 +46,24 @@ extension ConnectionHandle {
     /// Related SQLite documentation: <https://sqlite.org/c3ref/commit_hook.html>
     @discardableResult
     public func setCommitHook(_ hook: (() -> Bool)?) -> ResultCode {
-        guard let hook else {
-            _ = commitHook(nil, nil)
-            detachCallback(key: CallbackKey.commitHook)
-            return .ok
-        }
-        let box = ConnectionCallbackBox(connection: self, handler: hook) { _ = $0.commitHook(nil, nil) }
-        let (code, context) = attach(box, key: CallbackKey.commitHook)
-        guard let context else { return code }
-        _ = commitHook(
-            { context in
-                guard let context else { return 0 }
-                return ConnectionCallbackBox<() -> Bool>.unretained(context).handler() ? 1 : 0
+        setCallback(
+            hook,
+            key: CallbackKey.commitHook,
+            uninstall: {
+                _ = $0.commitHook(nil, nil)
+                return .ok
             },
-            context
+            install: { context in
+                _ = commitHook(
+                    { context in
+                        guard let context else { return 0 }
+                        return ConnectionCallbackBox<() -> Bool>.unretained(context).handler() ? 1 : 0
+                    },
+                    context
+                )
+                return .ok
+            }
         )
-        return .ok
     }
 
     /// Installs a closure that SQLite calls after each rollback, or removes the rollback hook with `nil`.
@@ -71,22 +75,24 @@ extension ConnectionHandle {
     /// Related SQLite documentation: <https://sqlite.org/c3ref/commit_hook.html>
     @discardableResult
     public func setRollbackHook(_ hook: (() -> Void)?) -> ResultCode {
-        guard let hook else {
-            _ = rollbackHook(nil, nil)
-            detachCallback(key: CallbackKey.rollbackHook)
-            return .ok
-        }
-        let box = ConnectionCallbackBox(connection: self, handler: hook) { _ = $0.rollbackHook(nil, nil) }
-        let (code, context) = attach(box, key: CallbackKey.rollbackHook)
-        guard let context else { return code }
-        _ = rollbackHook(
-            { context in
-                guard let context else { return }
-                ConnectionCallbackBox<() -> Void>.unretained(context).handler()
+        setCallback(
+            hook,
+            key: CallbackKey.rollbackHook,
+            uninstall: {
+                _ = $0.rollbackHook(nil, nil)
+                return .ok
             },
-            context
+            install: { context in
+                _ = rollbackHook(
+                    { context in
+                        guard let context else { return }
+                        ConnectionCallbackBox<() -> Void>.unretained(context).handler()
+                    },
+                    context
+                )
+                return .ok
+            }
         )
-        return .ok
     }
 
     /// Installs a closure that SQLite calls for each row a statement inserts, updates or deletes in a rowid table,
@@ -106,28 +112,31 @@ extension ConnectionHandle {
     public func setUpdateHook(
         _ hook: ((_ operation: AuthorizerAction, _ schema: String, _ table: String, _ rowid: Int64) -> Void)?
     ) -> ResultCode {
-        guard let hook else {
-            _ = updateHook(nil, nil)
-            detachCallback(key: CallbackKey.updateHook)
-            return .ok
-        }
-        let box = ConnectionCallbackBox(connection: self, handler: hook) { _ = $0.updateHook(nil, nil) }
-        let (code, context) = attach(box, key: CallbackKey.updateHook)
-        guard let context else { return code }
-        _ = updateHook(
-            { context, operation, schema, table, rowid in
-                guard let context else { return }
-                let box = ConnectionCallbackBox<(AuthorizerAction, String, String, Int64) -> Void>.unretained(context)
-                box.handler(
-                    AuthorizerAction(rawValue: operation),
-                    schema.map { String(cString: $0) } ?? "",
-                    table.map { String(cString: $0) } ?? "",
-                    rowid
-                )
+        setCallback(
+            hook,
+            key: CallbackKey.updateHook,
+            uninstall: {
+                _ = $0.updateHook(nil, nil)
+                return .ok
             },
-            context
+            install: { context in
+                _ = updateHook(
+                    { context, operation, schema, table, rowid in
+                        guard let context else { return }
+                        let box = ConnectionCallbackBox<(AuthorizerAction, String, String, Int64) -> Void>.unretained(
+                            context)
+                        box.handler(
+                            AuthorizerAction(rawValue: operation),
+                            schema.map { String(cString: $0) } ?? "",
+                            table.map { String(cString: $0) } ?? "",
+                            rowid
+                        )
+                    },
+                    context
+                )
+                return .ok
+            }
         )
-        return .ok
     }
 
     /// Installs a closure that SQLite asks, while it prepares a statement, whether each action of the statement is
@@ -148,29 +157,28 @@ extension ConnectionHandle {
             (AuthorizerAction, String?, String?, String?, String?) -> AuthorizerDecision
         )?
     ) -> ResultCode {
-        guard let authorizer else {
-            let code = setAuthorizer(nil, nil)
-            detachCallback(key: CallbackKey.authorizer)
-            return code
-        }
-        let box = ConnectionCallbackBox(connection: self, handler: authorizer) { _ = $0.setAuthorizer(nil, nil) }
-        let (code, context) = attach(box, key: CallbackKey.authorizer)
-        guard let context else { return code }
-        return setAuthorizer(
-            { context, action, first, second, schema, trigger in
-                guard let context else { return AuthorizerDecision.deny.rawValue }
-                let box = ConnectionCallbackBox<
-                    (AuthorizerAction, String?, String?, String?, String?) -> AuthorizerDecision
-                >.unretained(context)
-                return box.handler(
-                    AuthorizerAction(rawValue: action),
-                    first.map { String(cString: $0) },
-                    second.map { String(cString: $0) },
-                    schema.map { String(cString: $0) },
-                    trigger.map { String(cString: $0) }
-                ).rawValue
-            },
-            context
+        setCallback(
+            authorizer,
+            key: CallbackKey.authorizer,
+            uninstall: { $0.setAuthorizer(nil, nil) },
+            install: { context in
+                setAuthorizer(
+                    { context, action, first, second, schema, trigger in
+                        guard let context else { return AuthorizerDecision.deny.rawValue }
+                        let box = ConnectionCallbackBox<
+                            (AuthorizerAction, String?, String?, String?, String?) -> AuthorizerDecision
+                        >.unretained(context)
+                        return box.handler(
+                            AuthorizerAction(rawValue: action),
+                            first.map { String(cString: $0) },
+                            second.map { String(cString: $0) },
+                            schema.map { String(cString: $0) },
+                            trigger.map { String(cString: $0) }
+                        ).rawValue
+                    },
+                    context
+                )
+            }
         )
     }
 }

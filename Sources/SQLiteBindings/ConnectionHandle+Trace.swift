@@ -36,41 +36,41 @@ extension ConnectionHandle {
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/trace_v2.html>
     public func setTraceHandler(events: TraceEvents, _ handler: ((TraceEvent) -> Void)?) -> ResultCode {
-        guard let handler, !events.isEmpty else {
-            let code = traceV2([], nil, nil)
-            detachCallback(key: CallbackKey.trace)
-            return code
-        }
-        let box = ConnectionCallbackBox(connection: self, handler: handler) { _ = $0.traceV2([], nil, nil) }
-        let (code, context) = attach(box, key: CallbackKey.trace)
-        guard let context else { return code }
-        return traceV2(
-            events,
-            { code, context, subject, detail in
-                guard let context, let subject else { return 0 }
-                let event: TraceEvent
-                switch TraceEvents(rawValue: code) {
-                case .stmt:
-                    // "The X argument is a pointer to a string which is the unexpanded SQL text of the prepared
-                    // statement or an SQL comment that indicates the invocation of a trigger."
-                    let sql = detail.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-                    event = .statement(StatementHandle(rawValue: OpaquePointer(subject)), sql: sql)
-                case .profile:
-                    // "The X argument points to a 64-bit integer which is approximately the number of nanoseconds
-                    // that the prepared statement took to run."
-                    let nanoseconds = detail.map { $0.load(as: Int64.self) } ?? 0
-                    event = .profile(StatementHandle(rawValue: OpaquePointer(subject)), nanoseconds: nanoseconds)
-                case .row:
-                    event = .row(StatementHandle(rawValue: OpaquePointer(subject)))
-                case .close:
-                    event = .close(ConnectionHandle(rawValue: OpaquePointer(subject)))
-                default:
-                    return 0
-                }
-                ConnectionCallbackBox<(TraceEvent) -> Void>.unretained(context).handler(event)
-                return 0
-            },
-            context
+        setCallback(
+            events.isEmpty ? nil : handler,
+            key: CallbackKey.trace,
+            uninstall: { $0.traceV2([], nil, nil) },
+            install: { context in
+                traceV2(
+                    events,
+                    { code, context, subject, detail in
+                        guard let context, let subject else { return 0 }
+                        let event: TraceEvent
+                        switch TraceEvents(rawValue: code) {
+                        case .stmt:
+                            // "The X argument is a pointer to a string which is the unexpanded SQL text of the prepared
+                            // statement or an SQL comment that indicates the invocation of a trigger."
+                            let sql = detail.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+                            event = .statement(StatementHandle(rawValue: OpaquePointer(subject)), sql: sql)
+                        case .profile:
+                            // "The X argument points to a 64-bit integer which is approximately the number of nanoseconds
+                            // that the prepared statement took to run."
+                            let nanoseconds = detail.map { $0.load(as: Int64.self) } ?? 0
+                            event = .profile(
+                                StatementHandle(rawValue: OpaquePointer(subject)), nanoseconds: nanoseconds)
+                        case .row:
+                            event = .row(StatementHandle(rawValue: OpaquePointer(subject)))
+                        case .close:
+                            event = .close(ConnectionHandle(rawValue: OpaquePointer(subject)))
+                        default:
+                            return 0
+                        }
+                        ConnectionCallbackBox<(TraceEvent) -> Void>.unretained(context).handler(event)
+                        return 0
+                    },
+                    context
+                )
+            }
         )
     }
 }
