@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "SQLiteToolkit",
     products: [
+        .library(name: "SQLiteToolkit", targets: ["SQLiteToolkit"]),
         .library(name: "SQLiteBindings", targets: ["SQLiteBindings"]),
         .executable(name: "sqltk-bindgen", targets: ["sqltk-bindgen"]),
     ],
@@ -23,6 +24,11 @@ let package = Package(
             name: "SQLiteBindings",
             dependencies: ["CSQLiteToolkit"]
         ),
+        // Connections, statements, rows, values, errors, transactions: the layer most users touch.
+        .target(
+            name: "SQLiteToolkit",
+            dependencies: ["SQLiteBindings"]
+        ),
         // The generator: reads the headers through clang and Generator/Spec, writes SQLiteBindings/Generated.
         .target(
             name: "BindgenCore",
@@ -41,6 +47,10 @@ let package = Package(
             name: "GeneratorTests",
             dependencies: ["BindgenCore"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "SQLiteToolkitTests",
+            dependencies: ["SQLiteToolkit"]
         ),
         .testTarget(
             name: "SQLiteBindingsTests",

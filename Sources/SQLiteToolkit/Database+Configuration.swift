@@ -1,0 +1,84 @@
+import Foundation
+import SQLiteBindings
+
+extension Database {
+    /// How a connection waits when another connection holds a lock.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/busy_timeout.html>
+    public enum BusyMode: Sendable {
+        /// Fail at once with `SQLITE_BUSY` (SQLite's own default, and the first cause of "database is locked").
+        case immediateError
+        /// Retry for up to this many seconds, then fail with `SQLITE_BUSY` (FMDB's `maxBusyRetryTimeInterval`).
+        case timeout(TimeInterval)
+        /// Ask `handler` with the number of retries so far; `true` retries, `false` fails with `SQLITE_BUSY`.
+        case handler(@Sendable (_ retryCount: Int) -> Bool)
+    }
+
+    /// Options of a connection, applied at open. Each default is what most applications want.
+    public struct Configuration: Sendable {
+        /// Open read-only; the file must exist. Default `false`.
+        public var isReadOnly = false
+        /// Create the file when it is missing (ignored when read-only). Default `true`.
+        public var createsFile = true
+        /// Further open flags, for example `.uri` or `.memory`; the access and threading flags come from the
+        /// other properties.
+        public var additionalOpenFlags: OpenFlags = []
+        /// The VFS to use, or `nil` for the default.
+        public var vfs: String?
+        /// How to wait for locks. Default: retry for 5 seconds.
+        public var busyMode: BusyMode = .timeout(5)
+        /// `PRAGMA foreign_keys`: foreign key constraints are enforced. Default `true`.
+        public var foreignKeysEnabled = true
+        /// `SQLITE_DBCONFIG_DEFENSIVE`: SQL cannot corrupt the file (no writable schema, ...). Default `true`.
+        public var isDefensive = true
+        /// Extended result codes (`SQLITE_CONSTRAINT_UNIQUE` rather than `SQLITE_CONSTRAINT`) from the C API, for
+        /// code that uses ``Database/handle`` directly. Default `true`. ``DatabaseError/extendedCode`` is extended
+        /// either way.
+        ///
+        /// Related SQLite documentation: <https://sqlite.org/c3ref/extended_result_codes.html>
+        public var usesExtendedResultCodes = true
+        /// `SQLITE_DBCONFIG_DQS_DML` and `SQLITE_DBCONFIG_DQS_DDL`: whether a double-quoted word that names no column
+        /// is taken as a string literal, a legacy misfeature that hides typos. Default `false`: `SELECT "nme"` fails
+        /// with "no such column".
+        ///
+        /// Related SQLite documentation: <https://sqlite.org/quirks.html#dblquote>
+        public var allowsDoubleQuotedStringLiterals = false
+        /// The most prepared statements the cache keeps (0 disables it). Default 64.
+        public var statementCacheCapacity = 64
+        /// Whether errors carry the bound arguments. Default `false`: errors never contain user data.
+        public var includesArgumentsInErrors = false
+
+        /// The defaults.
+        public init() {}
+
+        /// The flags passed to `sqlite3_open_v2`: access, creation, no mutex (the connection is confined to one
+        /// thread at a time), extended result codes unless turned off.
+        public var openFlags: OpenFlags {
+            var flags: OpenFlags = [.nomutex]
+            if usesExtendedResultCodes { flags.insert(.exrescode) }
+            if isReadOnly {
+                flags.insert(.readonly)
+            } else {
+                flags.insert(.readwrite)
+                if createsFile { flags.insert(.create) }
+            }
+            return flags.union(additionalOpenFlags)
+        }
+    }
+
+    /// Changes how the connection waits for locks.
+    public func setBusyMode(_ mode: BusyMode) throws {
+        let connection = try connection()
+        let code: ResultCode
+        switch mode {
+        case .immediateError:
+            code = connection.busyTimeout(0)
+        case .timeout(let seconds):
+            let milliseconds = max(0, min(Double(Int32.max), (seconds * 1000).rounded()))
+            code = connection.busyTimeout(Int32(milliseconds))
+        case .handler(let handler):
+            code = connection.setBusyHandler { retries in handler(Int(retries)) }
+        }
+        if code != .ok { throw error(code, sql: nil) }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import SQLiteBindings
+
+extension Database {
+    /// Runs one statement with positional arguments, through the statement cache. A statement that returns rows
+    /// runs to completion and its rows are discarded.
+    ///
+    /// ```swift
+    /// try db.execute("INSERT INTO player (name, score) VALUES (?, ?)", "Arthur", 100)
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError``; with a wrong argument count nothing runs.
+    @inlinable
+    public func execute<each Value: DatabaseValueConvertible>(
+        _ sql: String,
+        _ arguments: repeat each Value
+    ) throws {
+        let statement = try cachedStatement(sql)
+        defer { statementCache.checkIn(statement) }
+        do {
+            try statement.execute(repeat each arguments)
+        } catch {
+            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
+        }
+    }
+
+    /// Runs one statement with positional or named arguments, through the statement cache.
+    ///
+    /// ```swift
+    /// try db.execute("UPDATE player SET score = :score WHERE id = :id", arguments: ["score": 1, "id": 2])
+    /// ```
+    public func execute(_ sql: String, arguments: StatementArguments) throws {
+        let statement = try cachedStatement(sql)
+        defer { statementCache.checkIn(statement) }
+        do {
+            try statement.execute(arguments: arguments)
+        } catch {
+            throw withArguments(error) { arguments }
+        }
+    }
+
+    /// Runs SQL built with interpolation: every interpolated value becomes a bound argument, never SQL text.
+    ///
+    /// ```swift
+    /// try db.execute(sql: "DELETE FROM player WHERE name = \(name)")
+    /// ```
+    public func execute(sql: SQL) throws {
+        try execute(sql.text, arguments: sql.statementArguments)
+    }
+
+    /// Adds the arguments to `error` when the configuration allows it.
+    @usableFromInline
+    func withArguments(_ error: any Error, _ arguments: () -> StatementArguments) -> any Error {
+        guard configuration.includesArgumentsInErrors, var error = error as? DatabaseError else { return error }
+        error.arguments = arguments().description
+        return error
+    }
+
+    /// Runs a script of statements separated by `;`, calling `rowHandler` with every row any of them returns.
+    /// Stops at the first failing statement and throws its error (statements before it stay applied, unless the
+    /// script runs in a transaction). FMDB's `executeStatements:withResultBlock:`.
+    public func executeScript(_ sql: String, rowHandler: ((Row) throws -> Void)? = nil) throws {
+        try sql.withCString { start in
+            var cursor = start
+            while cursor.pointee != 0 {
+                // Skip the white space before a statement, so its text and SQLite's error offset start together.
+                if isspace(Int32(UInt8(bitPattern: cursor.pointee))) != 0 {
+                    cursor += 1
+                    continue
+                }
+                // A row handler may close the connection: check before each statement.
+                let connection = try connection(for: sql)
+                let (code, statementHandle, tail) = connection.prepare(sql: cursor, byteCount: -1, flags: [])
+                let end = tail ?? cursor + strlen(cursor)
+                let text = String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)  // the error offset counts from the start
+                guard code == .ok else { throw error(code, sql: text) }
+                cursor = end
+                guard let statementHandle else { continue }  // only white space or a comment was left
+                let statement = register(Statement(handle: statementHandle, sql: text, database: self, isCached: false))
+                if let rowHandler {
+                    let rows = try Rows(statement: statement, returnsToCache: false)
+                    while let row = try rows.next() { try rowHandler(row) }
+                } else {
+                    try statement.run()
+                }
+            }
+        }
+    }
+
+    /// A cursor over the rows of a query with positional arguments, through the statement cache.
+    ///
+    /// The cursor holds the cached statement until it reaches the end or is dropped.
+    @inlinable
+    public func query<each Value: DatabaseValueConvertible>(
+        _ sql: String,
+        _ arguments: repeat each Value
+    ) throws -> Rows {
+        let statement = try cachedStatement(sql)
+        do {
+            try statement.bind(repeat each arguments)
+            return try Rows(statement: statement, returnsToCache: true)
+        } catch {
+            statementCache.checkIn(statement)
+            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
+        }
+    }
+
+    /// A cursor over the rows of a query with positional or named arguments.
+    public func query(_ sql: String, arguments: StatementArguments) throws -> Rows {
+        let statement = try cachedStatement(sql)
+        do {
+            try statement.bind(arguments)
+            return try Rows(statement: statement, returnsToCache: true)
+        } catch {
+            statementCache.checkIn(statement)
+            throw withArguments(error) { arguments }
+        }
+    }
+
+    /// A cursor over the rows of SQL built with interpolation (values become bound arguments).
+    public func query(sql: SQL) throws -> Rows {
+        try query(sql.text, arguments: sql.statementArguments)
+    }
+
+    /// The first column of the first row, or `nil` when there is no row (FMDB's `intForQuery:` family, throwing).
+    ///
+    /// ```swift
+    /// let count = try db.queryValue("SELECT COUNT(*) FROM player", as: Int.self) ?? 0
+    /// ```
+    @inlinable
+    public func queryValue<T: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        _ sql: String,
+        _ arguments: repeat each Value,
+        as type: T.Type = T.self
+    ) throws -> T? {
+        let rows = try query(sql, repeat each arguments)
+        defer { rows.close() }
+        guard let row = try rows.next() else { return nil }
+        return try row.value(at: 0, as: T.self)
+    }
+
+    /// The first row as a dictionary from column names to values, or `nil` when there is no row.
+    @inlinable
+    public func queryRow<each Value: DatabaseValueConvertible>(
+        _ sql: String,
+        _ arguments: repeat each Value
+    ) throws -> [String: DatabaseValue]? {
+        let rows = try query(sql, repeat each arguments)
+        defer { rows.close() }
+        return try rows.next()?.dictionary
+    }
+}

@@ -1,0 +1,69 @@
+import SQLiteBindings
+
+extension Database {
+    /// What a trace reports besides each statement's SQL.
+    public struct TraceOptions: OptionSet, Sendable {
+        /// The option bits.
+        public var rawValue: Int
+
+        /// Makes options from bits.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// Report the SQL with the bound values in place of the parameters (may show user data in logs).
+        public static let expandedSQL = TraceOptions(rawValue: 1)
+        /// Report each statement when it finishes, with how long it ran, instead of when it starts.
+        public static let duration = TraceOptions(rawValue: 2)
+    }
+
+    /// One traced statement.
+    public struct TracedStatement: Sendable, Hashable {
+        /// The statement's SQL (expanded when asked), or a comment naming a trigger that starts.
+        public var sql: String
+        /// How long the statement ran, in seconds, when ``TraceOptions/duration`` was asked for.
+        public var duration: Double?
+    }
+
+    /// Calls `handler` with each statement the connection runs, or stops tracing with `nil`. Tracing costs nothing
+    /// while it is off: no callback is installed.
+    ///
+    /// ```swift
+    /// db.trace(options: .duration) { print($0.sql, $0.duration ?? 0) }
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/trace_v2.html>
+    public func trace(options: TraceOptions = [], _ handler: ((TracedStatement) -> Void)?) throws {
+        let connection = try connection()
+        guard let handler else {
+            _ = connection.setTraceHandler(events: [], nil)
+            return
+        }
+        let expanded = options.contains(.expandedSQL)
+        let code: ResultCode
+        if options.contains(.duration) {
+            code = connection.setTraceHandler(events: .profile) { event in
+                guard case .profile(let statement, let nanoseconds) = event else { return }
+                let sql = (expanded ? statement.expandedSQL() : statement.sql()) ?? ""
+                handler(TracedStatement(sql: sql, duration: Double(nanoseconds) / 1e9))
+            }
+        } else {
+            code = connection.setTraceHandler(events: .stmt) { event in
+                guard case .statement(let statement, let sql) = event else { return }
+                let text = expanded && !sql.hasPrefix("--") ? (statement.expandedSQL() ?? sql) : sql
+                handler(TracedStatement(sql: text, duration: nil))
+            }
+        }
+        if code != .ok { throw error(code, sql: nil) }
+    }
+
+    /// Calls `handler` about every `instructionCount` virtual machine instructions while a statement runs, or
+    /// removes it with `nil`; returning `true` interrupts the statement with `SQLITE_INTERRUPT`.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/progress_handler.html>
+    public func setProgressHandler(every instructionCount: Int32 = 1000, _ handler: (() -> Bool)?) throws {
+        let connection = try connection()
+        let code = connection.setProgressHandler(every: instructionCount, handler)
+        if code != .ok { throw error(code, sql: nil) }
+    }
+}

@@ -1,0 +1,112 @@
+import SQLiteBindings
+
+extension Database {
+    /// How a transaction takes its locks.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_transaction.html>
+    public enum TransactionKind: String, Sendable {
+        /// Locks on first read or write; a write may then fail with `SQLITE_BUSY` that no retry can fix.
+        case deferred = "DEFERRED"
+        /// Takes the write lock at once (waiting per the busy mode): the default for writes.
+        case immediate = "IMMEDIATE"
+        /// Like immediate; in WAL mode the same, otherwise also keeps readers out.
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// What a transaction closure asks for when it returns.
+    public enum TransactionCompletion: Sendable {
+        /// Commit the changes.
+        case commit
+        /// Roll them back, without an error.
+        case rollback
+    }
+
+    /// Begins a transaction. Prefer the closure forms, which cannot leave a transaction open.
+    public func beginTransaction(_ kind: TransactionKind = .immediate) throws {
+        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+    }
+
+    /// Commits the open transaction. When the commit fails (for example with `SQLITE_BUSY`), the transaction is
+    /// rolled back, so none stays open, and the error is thrown.
+    public func commit() throws {
+        do {
+            try execute("COMMIT TRANSACTION")
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK TRANSACTION") }
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction; does nothing when none is open (SQLite may have rolled it back already).
+    public func rollback() throws {
+        guard isInTransaction else { return }
+        try execute("ROLLBACK TRANSACTION")
+    }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back and rethrows the original error when it
+    /// throws.
+    ///
+    /// ```swift
+    /// try db.transaction { db in
+    ///     try db.execute("UPDATE account SET balance = balance - ? WHERE id = ?", 10, 1)
+    ///     try db.execute("UPDATE account SET balance = balance + ? WHERE id = ?", 10, 2)
+    /// }
+    /// ```
+    ///
+    /// - Throws: `SQLITE_MISUSE` before running `body` when a transaction is already open (use ``savepoint(_:)``
+    ///   to nest); the error of `body`; or the error of a failed commit, after which no transaction is open.
+    @discardableResult
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(kind) { db in
+            result = try body(db)
+            return .commit
+        }
+        guard let result else { throw DatabaseError.misuse("the transaction body returned no value") }
+        return result
+    }
+
+    /// Runs `body` in a transaction and commits or rolls back as it answers; a throw rolls back and rethrows.
+    public func inTransaction(
+        _ kind: TransactionKind = .immediate,
+        _ body: (Database) throws -> TransactionCompletion
+    ) throws {
+        guard !isInTransaction else {
+            throw DatabaseError.misuse("a transaction is already open; use savepoint(_:) to nest")
+        }
+        try beginTransaction(kind)
+        let completion: TransactionCompletion
+        do {
+            completion = try body(self)
+        } catch {
+            try? rollback()
+            throw error
+        }
+        switch completion {
+        case .commit: try commit()
+        case .rollback: try rollback()
+        }
+    }
+
+    /// Runs `body` in a savepoint, which nests inside transactions and other savepoints: releases it when `body`
+    /// returns, rolls back to it and rethrows when `body` throws. Outside a transaction, a savepoint is one.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_savepoint.html>
+    @discardableResult
+    public func savepoint<T>(_ body: (Database) throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "sqltk_savepoint_\(savepointDepth)"
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body(self)
+            try execute("RELEASE SAVEPOINT \(name)")
+            return result
+        } catch {
+            // Undo the savepoint's changes, then remove it; the enclosing transaction, if any, stays open.
+            try? execute("ROLLBACK TO SAVEPOINT \(name)")
+            try? execute("RELEASE SAVEPOINT \(name)")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import SQLiteBindings
+
+/// Dates are stored as REAL Unix seconds with fractions, as FMDB stored them.
+///
+/// Reading accepts Unix seconds (integer or real), SQLite's `YYYY-MM-DD HH:MM:SS[.SSS]` in UTC (what
+/// `CURRENT_TIMESTAMP` writes), and ISO-8601 text. To store ISO-8601 text instead, bind ``ISO8601Date``; for any
+/// other format, wrap `Date` in a type of your own that conforms to ``DatabaseValueConvertible``.
+extension Date: DatabaseValueConvertible {
+    /// The date as `.real` Unix seconds.
+    public var databaseValue: DatabaseValue { .real(timeIntervalSince1970) }
+
+    /// A date from Unix seconds or from text in SQLite's or ISO-8601 format.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
+        switch value {
+        case .integer(let seconds): Date(timeIntervalSince1970: TimeInterval(seconds))
+        case .real(let seconds): Date(timeIntervalSince1970: seconds)
+        case .text(let text): DateParsing.date(from: text)
+        default: nil
+        }
+    }
+}
+
+/// A `Date` stored as ISO-8601 text with milliseconds in UTC (`2026-11-22T10:30:00.000Z`).
+public struct ISO8601Date: DatabaseValueConvertible, Hashable, Sendable {
+    /// The date.
+    public var date: Date
+
+    /// Wraps a date.
+    public init(_ date: Date) {
+        self.date = date
+    }
+
+    /// The date as ISO-8601 text.
+    public var databaseValue: DatabaseValue {
+        .text(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
+    /// A date from any form `Date` reads.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> ISO8601Date? {
+        Date.fromDatabaseValue(value).map(ISO8601Date.init)
+    }
+}
+
+/// Parsing of the text forms of dates.
+enum DateParsing {
+    /// Parses `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS[.SSS]]` (UTC) and ISO-8601 with a `T` and a zone.
+    static func date(from text: String) -> Date? {
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+        return sqliteDate(from: text)
+    }
+
+    private static func sqliteDate(from text: String) -> Date? {
+        let scalars = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= scalars.count else { return nil }
+            var value = 0
+            for byte in scalars[range] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard scalars.count >= 10, scalars[4] == 45, scalars[7] == 45,
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10)
+        else { return nil }
+        var components = DateComponents(
+            calendar: Calendar(identifier: .gregorian),
+            timeZone: TimeZone(identifier: "UTC"),
+            year: year,
+            month: month,
+            day: day
+        )
+        var seconds = 0.0
+        if scalars.count > 10 {
+            guard scalars.count >= 16, scalars[10] == 32 || scalars[10] == 84, scalars[13] == 58,
+                let hour = number(11..<13), let minute = number(14..<16)
+            else { return nil }
+            components.hour = hour
+            components.minute = minute
+            if scalars.count > 16 {
+                guard scalars.count >= 19, scalars[16] == 58, let second = number(17..<19) else { return nil }
+                seconds = Double(second)
+                if scalars.count > 19 {
+                    guard scalars[19] == 46, scalars.count > 20, let fraction = number(20..<scalars.count) else {
+                        return nil
+                    }
+                    seconds += Double(fraction) / pow(10, Double(scalars.count - 20))
+                }
+            }
+        }
+        // The calendar would roll an impossible date over (month 13 becomes January): reject it instead.
+        guard components.isValidDate, seconds < 60, let date = components.date else { return nil }
+        return date.addingTimeInterval(seconds)
+    }
+}
+
+/// UUIDs are stored as 16-byte blobs; reading also accepts their text form.
+extension UUID: DatabaseValueConvertible {
+    /// The UUID as a 16-byte `.blob`.
+    public var databaseValue: DatabaseValue {
+        .blob(withUnsafeBytes(of: uuid) { Data($0) })
+    }
+
+    /// A UUID from a 16-byte blob or from text such as `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`.
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
+        switch value {
+        case .blob(let data) where data.count == 16:
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: data) }
+            return UUID(uuid: bytes)
+        case .text(let text):
+            return UUID(uuidString: text)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import SQLiteBindings
+
+/// Interrupts a connection from any thread: the running statement fails with `SQLITE_INTERRUPT` and the
+/// connection stays usable. After the connection closes, ``interrupt()`` does nothing.
+///
+/// Related SQLite documentation: <https://sqlite.org/c3ref/interrupt.html>
+public final class InterruptHandle: @unchecked Sendable {
+    // @unchecked Sendable: `connection` is read and cleared only while holding `lock`, and
+    // sqlite3_interrupt may be called from any thread while the connection is open.
+    private let lock = NSLock()
+    private var connection: ConnectionHandle?
+
+    init(_ connection: ConnectionHandle) {
+        self.connection = connection
+    }
+
+    /// Interrupts whatever statement the connection runs now.
+    public func interrupt() {
+        lock.withLock { connection?.interrupt() }
+    }
+
+    /// Called by the connection before it closes.
+    func invalidate() {
+        lock.withLock { connection = nil }
+    }
+}

@@ -1,0 +1,72 @@
+/// SQL written with string interpolation, where every interpolated value becomes a `?` and a bound argument.
+///
+/// ```swift
+/// let name = "Robert'); DROP TABLE player;--"
+/// try db.execute(sql: "INSERT INTO player (name) VALUES (\(name))")  // safe: name is bound, not pasted
+/// ```
+///
+/// Use ``SQL/StringInterpolation/appendInterpolation(literal:)`` for the rare SQL fragment (an identifier you
+/// control) that must be pasted as text.
+public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
+    /// The SQL text with `?` for every value.
+    public private(set) var text: String
+    /// The values, in order.
+    public private(set) var arguments: [DatabaseValue]
+    /// Why an interpolated value cannot be bound (an integer above `Int64.max`); running the SQL throws it.
+    var unrepresentable: String?
+
+    /// SQL without arguments.
+    public init(stringLiteral value: String) {
+        text = value
+        arguments = []
+    }
+
+    /// SQL from an interpolation.
+    public init(stringInterpolation: StringInterpolation) {
+        text = stringInterpolation.text
+        arguments = stringInterpolation.arguments
+        unrepresentable = stringInterpolation.unrepresentable
+    }
+
+    /// The arguments, ready to bind.
+    var statementArguments: StatementArguments {
+        StatementArguments(arguments, unrepresentable: unrepresentable)
+    }
+
+    /// Collects text and arguments.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var text = ""
+        var arguments: [DatabaseValue] = []
+        var unrepresentable: String?
+
+        /// Reserves room.
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            text.reserveCapacity(literalCapacity + interpolationCount)
+        }
+
+        /// Appends SQL text.
+        public mutating func appendLiteral(_ literal: String) {
+            text += literal
+        }
+
+        /// Appends a `?` and binds `value` to it.
+        public mutating func appendInterpolation<T: DatabaseValueConvertible>(_ value: T) {
+            text += "?"
+            arguments.append(value.databaseValue)
+            if unrepresentable == nil { unrepresentable = StatementArguments.unrepresentable(value) }
+        }
+
+        /// Appends a `?` and binds `value` to it, or NULL for `nil`. (Spelled out so that interpolating an optional
+        /// does not draw the compiler's "debug description for an optional value" warning.)
+        public mutating func appendInterpolation<T: DatabaseValueConvertible>(_ value: T?) {
+            text += "?"
+            arguments.append(value?.databaseValue ?? .null)
+            if unrepresentable == nil, let value { unrepresentable = StatementArguments.unrepresentable(value) }
+        }
+
+        /// Pastes `fragment` as SQL text. Never pass user input here.
+        public mutating func appendInterpolation(literal fragment: String) {
+            text += fragment
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import SQLiteBindings
+
+/// A prepared statement: SQL compiled once, run many times with different arguments.
+///
+/// ```swift
+/// let insert = try db.prepare("INSERT INTO player (name, score) VALUES (?, ?)")
+/// for (name, score) in players {
+///     try insert.execute(name, score)
+/// }
+/// ```
+///
+/// A statement belongs to its ``Database`` and, like it, to one thread at a time. Closing the database finalizes
+/// it; any use after that throws `SQLITE_MISUSE`.
+///
+/// Related SQLite documentation: <https://sqlite.org/c3ref/stmt.html>
+public final class Statement {
+    /// The SQLite statement, for calling ``SQLiteBindings`` directly. Invalid once ``isFinalized``.
+    public let handle: StatementHandle
+    /// The SQL text the statement was prepared from.
+    public let sql: String
+    /// The connection.
+    @usableFromInline unowned let database: Database
+    /// Whether the statement came from the connection's statement cache.
+    let isCached: Bool
+    /// Whether the statement was finalized (the connection closed).
+    public internal(set) var isFinalized = false
+    /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`); `?NNN` counts up to its largest number.
+    public let parameterCount: Int32
+    /// The number of result columns; 0 for statements that return no rows.
+    public let columnCount: Int32
+    /// Lowercased column names to their leftmost index, built on the first read by name.
+    private var columnIndexes: [String: Int32]?
+    /// Whether a cursor is reading the statement's rows.
+    @usableFromInline var hasOpenCursor = false
+    /// The column names, kept when the statement is finalized: the handle must not be read after that.
+    private var finalizedColumnNames: [String] = []
+    /// Whether the statement only reads (`SELECT`, most `PRAGMA`s), per `sqlite3_stmt_readonly`; asked once at
+    /// prepare, so it stays readable after the statement is finalized.
+    public let isReadOnly: Bool
+
+    init(handle: StatementHandle, sql: String, database: Database, isCached: Bool) {
+        self.handle = handle
+        self.sql = sql
+        self.database = database
+        self.isCached = isCached
+        self.parameterCount = handle.bindParameterCount()
+        self.columnCount = handle.columnCount()
+        self.isReadOnly = handle.isReadOnly()
+    }
+
+    deinit {
+        if !isFinalized {
+            _ = handle.finalize()
+            database.forget(self)
+        }
+    }
+
+    /// Finalizes the statement; later uses throw. Called by the connection when it closes.
+    func finalize() {
+        guard !isFinalized else { return }
+        finalizedColumnNames = columnNames
+        isFinalized = true
+        _ = handle.finalize()
+    }
+
+    /// Throws `SQLITE_MISUSE` when the statement or its connection is no longer usable.
+    @inlinable
+    func checkUsable() throws {
+        if isFinalized {
+            throw DatabaseError.misuse("the statement was finalized because its database was closed", sql: sql)
+        }
+    }
+
+    // MARK: - Columns
+
+    /// The names of the result columns, as SQLite reports them (`AS` aliases included).
+    public var columnNames: [String] {
+        if isFinalized { return finalizedColumnNames }
+        return (0..<columnCount).map { handle.columnName($0) ?? "" }
+    }
+
+    /// The declared type of result column `index` in its table (`INTEGER`, `TEXT`, ...), or `nil` for an
+    /// expression.
+    public func declaredType(ofColumn index: Int) throws -> String? {
+        try checkUsable()
+        return handle.columnDeclaredType(try columnIndex(index))
+    }
+
+    /// Where result column `index` comes from: its schema (`main`), table and column, or `nil`s for an expression.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/column_database_name.html>
+    public func origin(ofColumn index: Int) throws -> (schema: String?, table: String?, column: String?) {
+        try checkUsable()
+        let column = try columnIndex(index)
+        return (handle.columnDatabaseName(column), handle.columnTableName(column), handle.columnOriginName(column))
+    }
+
+    /// Checks a column index against the column count.
+    @inlinable
+    func columnIndex(_ index: Int) throws -> Int32 {
+        guard index >= 0, index < Int(columnCount) else {
+            throw DatabaseError.range(
+                "column index \(index) is out of range: the statement has \(columnCount) columns", sql: sql)
+        }
+        return Int32(truncatingIfNeeded: index)
+    }
+
+    /// The index of the leftmost column named `name`, compared case-insensitively; resolved once per statement.
+    @usableFromInline
+    func columnIndex(named name: String) throws -> Int32 {
+        if columnIndexes == nil {
+            var indexes: [String: Int32] = [:]
+            for index in (0..<columnCount).reversed() {
+                indexes[(handle.columnName(index) ?? "").lowercased()] = index
+            }
+            columnIndexes = indexes
+        }
+        guard let index = columnIndexes?[name.lowercased()] else {
+            throw DatabaseError.range("no column named \"\(name)\"; the columns are \(columnNames)", sql: sql)
+        }
+        return index
+    }
+
+    // MARK: - Running
+
+    /// The SQL with the bound values in place of the parameters, for logs (`sqlite3_expanded_sql`); `nil` once
+    /// the statement is finalized.
+    public var expandedSQL: String? { isFinalized ? nil : handle.expandedSQL() }
+
+    /// The current row, after ``step()`` returned `true`; valid until the next step or reset.
+    public var currentRow: Row { Row(statement: self) }
+
+    /// Binds `arguments`, one per parameter in order; throws before binding anything when the counts differ.
+    public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws {
+        try checkUsable()
+        var count: Int32 = 0
+        for _ in repeat each arguments { count += 1 }
+        guard count == parameterCount else {
+            throw DatabaseError.misuse(
+                "the statement expects \(parameterCount) arguments, \(count) were given",
+                sql: sql
+            )
+        }
+        var index: Int32 = 1
+        for argument in repeat each arguments {
+            try argument.bind(to: handle, at: index)
+            index += 1
+        }
+    }
+
+    /// Binds positional or named arguments; throws before binding anything when they do not match the parameters.
+    public func bind(_ arguments: StatementArguments) throws {
+        try checkUsable()
+        try arguments.bind(to: self)
+    }
+
+    /// Runs one step: `true` when a row is available, `false` when the statement is done.
+    @discardableResult
+    public func step() throws -> Bool {
+        try checkUsable()
+        let code = handle.step()
+        switch code {
+        case .row: return true
+        case .done: return false
+        default: throw database.error(code, sql: sql)
+        }
+    }
+
+    /// Resets the statement so it can run again; bindings are kept.
+    ///
+    /// `sqlite3_reset` returns the error of the last step again when that step failed; ``step()`` has thrown it
+    /// already, so it is not thrown a second time here: `reset()` only throws for a finalized statement.
+    public func reset() throws {
+        try checkUsable()
+        _ = handle.reset()
+    }
+
+    /// Sets every parameter back to NULL.
+    public func clearBindings() throws {
+        try checkUsable()
+        _ = handle.clearBindings()
+    }
+
+    /// Binds `arguments`, runs the statement to completion (rows are discarded), and resets it.
+    public func execute<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws {
+        try bind(repeat each arguments)
+        try run()
+    }
+
+    /// Binds `arguments`, runs the statement to completion (rows are discarded), and resets it.
+    public func execute(arguments: StatementArguments) throws {
+        try bind(arguments)
+        try run()
+    }
+
+    /// Steps to completion and resets, leaving no lock behind even on error.
+    func run() throws {
+        guard !hasOpenCursor else {
+            throw DatabaseError.misuse("the statement is being read by an open cursor", sql: sql)
+        }
+        var code = handle.step()
+        while code == .row { code = handle.step() }
+        _ = handle.reset()
+        if code != .done { throw database.error(code, sql: sql) }
+    }
+
+    /// Binds `arguments` and returns a cursor over the rows.
+    public func query<each Value: DatabaseValueConvertible>(
+        _ arguments: repeat each Value
+    ) throws -> Rows {
+        try bind(repeat each arguments)
+        return try Rows(statement: self, returnsToCache: false)
+    }
+
+    /// Binds `arguments` and returns a cursor over the rows.
+    public func query(arguments: StatementArguments) throws -> Rows {
+        try bind(arguments)
+        return try Rows(statement: self, returnsToCache: false)
+    }
+}
+
+@available(*, unavailable, message: "a statement belongs to its connection's thread")
+extension Statement: Sendable {}
