@@ -134,10 +134,19 @@ extension Database {
         _ arguments: repeat each Value,
         as type: T.Type = T.self
     ) throws -> T? {
-        let rows = try query(sql, repeat each arguments)
-        defer { rows.close() }
-        guard let row = try rows.next() else { return nil }
-        return try row.value(at: 0, as: T.self)
+        // No cursor: the statement is stepped once, read, and reset right here.
+        let statement = try cachedStatement(sql)
+        defer {
+            _ = statement.handle.reset()
+            statementCache.checkIn(statement)
+        }
+        do {
+            try statement.bind(repeat each arguments)
+            guard try statement.step() else { return nil }
+            return try statement.currentRow.value(at: 0, as: T.self)
+        } catch {
+            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
+        }
     }
 
     /// The first row as a dictionary from column names to values, or `nil` when there is no row.

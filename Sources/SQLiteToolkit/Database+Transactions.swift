@@ -23,16 +23,16 @@ extension Database {
 
     /// Begins a transaction. Prefer the closure forms, which cannot leave a transaction open.
     public func beginTransaction(_ kind: TransactionKind = .immediate) throws {
-        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        try transactionStatement(.begin(kind)).run()
     }
 
     /// Commits the open transaction. When the commit fails (for example with `SQLITE_BUSY`), the transaction is
     /// rolled back, so none stays open, and the error is thrown.
     public func commit() throws {
         do {
-            try execute("COMMIT TRANSACTION")
+            try transactionStatement(.commit).run()
         } catch {
-            if isInTransaction { try? execute("ROLLBACK TRANSACTION") }
+            if isInTransaction { try? transactionStatement(.rollback).run() }
             throw error
         }
     }
@@ -40,7 +40,16 @@ extension Database {
     /// Rolls back the open transaction; does nothing when none is open (SQLite may have rolled it back already).
     public func rollback() throws {
         guard isInTransaction else { return }
-        try execute("ROLLBACK TRANSACTION")
+        try transactionStatement(.rollback).run()
+    }
+
+    /// `BEGIN`, `COMMIT` and `ROLLBACK`, prepared once per connection and kept, so a short transaction costs close
+    /// to SQLite's own cost (no SQL text to build, hash or parse).
+    func transactionStatement(_ kind: TransactionStatements.Kind) throws -> Statement {
+        if let statement = transactionStatements[kind] { return statement }
+        let statement = try prepare(kind.sql, persistent: true, isCached: false)
+        transactionStatements[kind] = statement
+        return statement
     }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back and rethrows the original error when it
@@ -108,5 +117,39 @@ extension Database {
             try? execute("RELEASE SAVEPOINT \(name)")
             throw error
         }
+    }
+}
+
+/// The prepared transaction statements of a connection, by kind.
+struct TransactionStatements {
+    enum Kind {
+        case begin(Database.TransactionKind)
+        case commit
+        case rollback
+
+        var sql: String {
+            switch self {
+            case .begin(let kind): "BEGIN \(kind.rawValue) TRANSACTION"
+            case .commit: "COMMIT TRANSACTION"
+            case .rollback: "ROLLBACK TRANSACTION"
+            }
+        }
+    }
+
+    private var statements: [Statement?] = Array(repeating: nil, count: 5)
+
+    private static func slot(_ kind: Kind) -> Int {
+        switch kind {
+        case .begin(.deferred): 0
+        case .begin(.immediate): 1
+        case .begin(.exclusive): 2
+        case .commit: 3
+        case .rollback: 4
+        }
+    }
+
+    subscript(kind: Kind) -> Statement? {
+        get { statements[Self.slot(kind)] }
+        set { statements[Self.slot(kind)] = newValue }
     }
 }

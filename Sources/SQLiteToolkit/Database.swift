@@ -17,18 +17,22 @@ import SQLiteBindings
 ///
 /// Related SQLite documentation: <https://sqlite.org/c3ref/sqlite3.html>
 public final class Database {
+    // Mutable state is `@exclusivity(unchecked)`: a connection is confined to one thread at a time, and dynamic
+    // exclusivity checks on every call would cost more than many of SQLite's own calls.
     /// The SQLite connection, for calling ``SQLiteBindings`` directly; `nil` once closed.
-    public private(set) var handle: ConnectionHandle?
+    @exclusivity(unchecked) public private(set) var handle: ConnectionHandle?
     /// The path given at open (`:memory:` for an in-memory database, empty for a temporary one).
     public let path: String
     /// The options the connection was opened with.
     public let configuration: Configuration
     /// Prepared statements kept for reuse, keyed by SQL.
-    @usableFromInline var statementCache: StatementCache
+    @usableFromInline let statementCache: StatementCache
     /// Every live statement, so closing can finalize them. Unretained: a statement removes itself when released.
-    private var liveStatements: [ObjectIdentifier: Unmanaged<Statement>] = [:]
+    @exclusivity(unchecked) private var liveStatements: [ObjectIdentifier: Unmanaged<Statement>] = [:]
     /// The number of cursors that have not reached their end.
-    @usableFromInline var openCursorCount = 0
+    @exclusivity(unchecked) @usableFromInline var openCursorCount = 0
+    /// `BEGIN`, `COMMIT` and `ROLLBACK`, prepared on first use.
+    @exclusivity(unchecked) var transactionStatements = TransactionStatements()
     /// Savepoint names are numbered per connection, never through a global counter.
     var savepointDepth = 0
     /// The thread-safe handle that can interrupt this connection.

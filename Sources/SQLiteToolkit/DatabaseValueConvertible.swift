@@ -30,8 +30,10 @@ public protocol DatabaseValueConvertible {
     /// Binds the value to the parameter at `index` (1-based). The default binds ``databaseValue``.
     func bind(to statement: StatementHandle, at index: Int32) throws
 
-    /// Reads the value of column `index` (0-based) of the current row, which is not NULL. The default reads a
-    /// ``DatabaseValue`` and calls ``fromDatabaseValue(_:)``.
+    /// Reads the value of column `index` (0-based) of the current row; for NULL it returns ``readNull()``. The
+    /// default reads a ``DatabaseValue`` and calls ``fromDatabaseValue(_:)``. The standard types read the value
+    /// first and ask for the column's type only when the value could be NULL (0, empty), so most reads make one
+    /// call into SQLite.
     static func read(from statement: StatementHandle, at index: Int32) throws -> Self
 
     /// The value read from NULL. The default throws `SQLITE_MISMATCH`: only `Optional` reads NULL (as `nil`).
@@ -49,6 +51,7 @@ extension DatabaseValueConvertible {
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Self {
         let value = DatabaseValue.read(from: statement, at: index)
+        if case .null = value { return try readNull() }
         guard let converted = fromDatabaseValue(value) else {
             throw DatabaseError.mismatch("cannot read \(value) as \(Self.self)")
         }
@@ -137,6 +140,7 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Self {
         let value = statement.columnInt64(index)
+        if value == 0, statement.columnType(index) == .null { return try readNull() }
         guard let converted = Self(exactly: value) else {
             throw DatabaseError.mismatch("\(value) does not fit \(Self.self)")
         }
@@ -179,8 +183,10 @@ extension Double: DatabaseValueConvertible {
 
     /// Reads the column as a double, with SQLite's conversions.
     @inlinable
-    public static func read(from statement: StatementHandle, at index: Int32) -> Double {
-        statement.columnDouble(index)
+    public static func read(from statement: StatementHandle, at index: Int32) throws -> Double {
+        let value = statement.columnDouble(index)
+        if value == 0, statement.columnType(index) == .null { return try readNull() }
+        return value
     }
 }
 
@@ -201,8 +207,10 @@ extension Float: DatabaseValueConvertible {
 
     /// Reads the column as a double, narrowed to `Float`.
     @inlinable
-    public static func read(from statement: StatementHandle, at index: Int32) -> Float {
-        Float(statement.columnDouble(index))
+    public static func read(from statement: StatementHandle, at index: Int32) throws -> Float {
+        let value = statement.columnDouble(index)
+        if value == 0, statement.columnType(index) == .null { return try readNull() }
+        return Float(value)
     }
 }
 
@@ -227,8 +235,10 @@ extension Bool: DatabaseValueConvertible {
 
     /// Reads the column as an integer: non-zero is `true` (text is converted as SQLite does).
     @inlinable
-    public static func read(from statement: StatementHandle, at index: Int32) -> Bool {
-        statement.columnInt64(index) != 0
+    public static func read(from statement: StatementHandle, at index: Int32) throws -> Bool {
+        let value = statement.columnInt64(index)
+        if value == 0, statement.columnType(index) == .null { return try readNull() }
+        return value != 0
     }
 }
 
@@ -252,8 +262,9 @@ extension String: DatabaseValueConvertible {
 
     /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`).
     @inlinable
-    public static func read(from statement: StatementHandle, at index: Int32) -> String {
-        statement.columnText(index) ?? ""
+    public static func read(from statement: StatementHandle, at index: Int32) throws -> String {
+        guard let text = statement.columnText(index) else { return try readNull() }
+        return text
     }
 }
 
@@ -279,8 +290,10 @@ extension Data: DatabaseValueConvertible {
 
     /// Reads the column as bytes (text gives its UTF-8).
     @inlinable
-    public static func read(from statement: StatementHandle, at index: Int32) -> Data {
-        Data(statement.columnBlobNoCopy(index))
+    public static func read(from statement: StatementHandle, at index: Int32) throws -> Data {
+        let bytes = statement.columnBlobNoCopy(index)
+        if bytes.isEmpty, statement.columnType(index) == .null { return try readNull() }
+        return Data(bytes)
     }
 }
 
@@ -302,8 +315,10 @@ extension [UInt8]: DatabaseValueConvertible {
 
     /// Reads the column as bytes (text gives its UTF-8).
     @inlinable
-    public static func read(from statement: StatementHandle, at index: Int32) -> [UInt8] {
-        Array(statement.columnBlobNoCopy(index))
+    public static func read(from statement: StatementHandle, at index: Int32) throws -> [UInt8] {
+        let bytes = statement.columnBlobNoCopy(index)
+        if bytes.isEmpty, statement.columnType(index) == .null { return try readNull() }
+        return Array(bytes)
     }
 }
 

@@ -19,8 +19,8 @@ public final class Rows {
     /// The statement being read.
     public let statement: Statement
     @usableFromInline let returnsToCache: Bool
-    @usableFromInline var isFinished = false
-    @usableFromInline var failure: DatabaseError?
+    @exclusivity(unchecked) @usableFromInline var isFinished = false
+    @exclusivity(unchecked) @usableFromInline var failure: DatabaseError?
 
     @usableFromInline
     init(statement: Statement, returnsToCache: Bool) throws {
@@ -130,9 +130,7 @@ public struct Row {
 
     @inlinable
     func read<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int32) throws -> T {
-        let handle = statement.handle
-        if handle.columnType(index) == .null { return try T.readNull() }
-        return try T.read(from: handle, at: index)
+        try T.read(from: statement.handle, at: index)
     }
 
     /// The bytes of column `index` without copying, valid only until the cursor moves on or the column is read

@@ -52,16 +52,14 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
         /// Appends a `?` and binds `value` to it.
         public mutating func appendInterpolation<T: DatabaseValueConvertible>(_ value: T) {
             text += "?"
-            arguments.append(value.databaseValue)
-            if unrepresentable == nil { unrepresentable = StatementArguments.unrepresentable(value) }
+            arguments.append(StatementArguments.convert(value, problem: &unrepresentable))
         }
 
         /// Appends a `?` and binds `value` to it, or NULL for `nil`. (Spelled out so that interpolating an optional
         /// does not draw the compiler's "debug description for an optional value" warning.)
         public mutating func appendInterpolation<T: DatabaseValueConvertible>(_ value: T?) {
             text += "?"
-            arguments.append(value?.databaseValue ?? .null)
-            if unrepresentable == nil, let value { unrepresentable = StatementArguments.unrepresentable(value) }
+            arguments.append(StatementArguments.convert(value, problem: &unrepresentable))
         }
 
         /// Pastes `fragment` as SQL text. Never pass user input here.

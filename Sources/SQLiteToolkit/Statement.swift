@@ -22,16 +22,28 @@ public final class Statement {
     @usableFromInline unowned let database: Database
     /// Whether the statement came from the connection's statement cache.
     let isCached: Bool
+    // Hot mutable state is `@exclusivity(unchecked)`: a statement is confined to its connection's thread, and
+    // the dynamic exclusivity checks on these flags cost more than the SQLite calls they guard.
+
     /// Whether the statement was finalized (the connection closed).
-    public internal(set) var isFinalized = false
+    @exclusivity(unchecked) public internal(set) var isFinalized = false
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`); `?NNN` counts up to its largest number.
     public let parameterCount: Int32
     /// The number of result columns; 0 for statements that return no rows.
     public let columnCount: Int32
-    /// Lowercased column names to their leftmost index, built on the first read by name.
-    private var columnIndexes: [String: Int32]?
+    /// Column names and their leftmost case-insensitive match, built on the first read by name.
+    @exclusivity(unchecked) @usableFromInline var nameIndex: ColumnNameIndex?
     /// Whether a cursor is reading the statement's rows.
-    @usableFromInline var hasOpenCursor = false
+    @exclusivity(unchecked) @usableFromInline var hasOpenCursor = false
+    /// Whether the statement cache has handed the statement out and not had it back.
+    @exclusivity(unchecked) var isCheckedOut = false
+    /// Whether the statement is the one the cache keeps for its SQL.
+    @exclusivity(unchecked) var isInCache = false
+    /// When the cache last handed the statement out, for least-recently-used eviction.
+    @exclusivity(unchecked) var lastUse: UInt64 = 0
+    /// The names of the parameters without their `:`, `@` or `$` (`nil` for `?` and `?NNN`), built on the first
+    /// binding of named arguments.
+    @exclusivity(unchecked) private var bareParameterNames: [String?]?
     /// The column names, kept when the statement is finalized: the handle must not be read after that.
     private var finalizedColumnNames: [String] = []
     /// Whether the statement only reads (`SELECT`, most `PRAGMA`s), per `sqlite3_stmt_readonly`; asked once at
@@ -105,20 +117,37 @@ public final class Statement {
         return Int32(truncatingIfNeeded: index)
     }
 
-    /// The index of the leftmost column named `name`, compared case-insensitively; resolved once per statement.
-    @usableFromInline
+    /// The index of the leftmost column named `name`, compared case-insensitively. The names are read once per
+    /// statement; a name spelled as the statement spells it is found without lowercasing or hashing.
+    @inlinable
     func columnIndex(named name: String) throws -> Int32 {
-        if columnIndexes == nil {
-            var indexes: [String: Int32] = [:]
-            for index in (0..<columnCount).reversed() {
-                indexes[(handle.columnName(index) ?? "").lowercased()] = index
+        if let index = nameIndex?.predictedIndex(of: name) { return index }
+        return try resolveColumnIndex(named: name)
+    }
+
+    @usableFromInline
+    func resolveColumnIndex(named name: String) throws -> Int32 {
+        if nameIndex == nil {
+            guard !isFinalized else {
+                throw DatabaseError.misuse("the statement was finalized because its database was closed", sql: sql)
             }
-            columnIndexes = indexes
+            nameIndex = ColumnNameIndex(names: columnNames)
         }
-        guard let index = columnIndexes?[name.lowercased()] else {
+        guard let index = nameIndex?.index(of: name) else {
             throw DatabaseError.range("no column named \"\(name)\"; the columns are \(columnNames)", sql: sql)
         }
         return index
+    }
+
+    /// The parameters' names without their prefix, read once per statement.
+    func parameterNamesWithoutPrefix() -> [String?] {
+        if let bareParameterNames { return bareParameterNames }
+        let names = (0..<parameterCount).map { index -> String? in
+            guard let name = handle.bindParameterName(index + 1), name.first != "?" else { return nil }
+            return String(name.dropFirst())
+        }
+        bareParameterNames = names
+        return names
     }
 
     // MARK: - Running
@@ -128,9 +157,11 @@ public final class Statement {
     public var expandedSQL: String? { isFinalized ? nil : handle.expandedSQL() }
 
     /// The current row, after ``step()`` returned `true`; valid until the next step or reset.
+    @inlinable
     public var currentRow: Row { Row(statement: self) }
 
     /// Binds `arguments`, one per parameter in order; throws before binding anything when the counts differ.
+    @inlinable
     public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws {
         try checkUsable()
         var count: Int32 = 0
@@ -155,6 +186,7 @@ public final class Statement {
     }
 
     /// Runs one step: `true` when a row is available, `false` when the statement is done.
+    @inlinable
     @discardableResult
     public func step() throws -> Bool {
         try checkUsable()
@@ -182,6 +214,7 @@ public final class Statement {
     }
 
     /// Binds `arguments`, runs the statement to completion (rows are discarded), and resets it.
+    @inlinable
     public func execute<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws {
         try bind(repeat each arguments)
         try run()
@@ -194,6 +227,7 @@ public final class Statement {
     }
 
     /// Steps to completion and resets, leaving no lock behind even on error.
+    @inlinable
     func run() throws {
         guard !hasOpenCursor else {
             throw DatabaseError.misuse("the statement is being read by an open cursor", sql: sql)
@@ -205,6 +239,7 @@ public final class Statement {
     }
 
     /// Binds `arguments` and returns a cursor over the rows.
+    @inlinable
     public func query<each Value: DatabaseValueConvertible>(
         _ arguments: repeat each Value
     ) throws -> Rows {
@@ -221,3 +256,61 @@ public final class Statement {
 
 @available(*, unavailable, message: "a statement belongs to its connection's thread")
 extension Statement: Sendable {}
+
+/// Finds columns by name: exact spellings first, then case-insensitively.
+///
+/// Rows are usually read column after column in the same order, so the index first tries the column after the one
+/// it found last: when the spelling matches, that costs one string comparison of equal strings, with no hashing
+/// and no lowercasing.
+@usableFromInline
+final class ColumnNameIndex {
+    /// The names as SQLite reports them.
+    @usableFromInline let names: [String]
+    /// For each column, the index of the leftmost column whose name matches it case-insensitively.
+    @usableFromInline let leftmost: [Int32]
+    /// Exact spelling to the position of its first column.
+    private let exact: [String: Int]
+    /// Lowercased name to leftmost index.
+    private let lowercased: [String: Int32]
+    /// The position to try first: the one after the last exact match.
+    @exclusivity(unchecked) @usableFromInline var guess = 0
+
+    init(names: [String]) {
+        var lowercased: [String: Int32] = [:]
+        var leftmost: [Int32] = []
+        var exact: [String: Int] = [:]
+        for (index, name) in names.enumerated() {
+            let key = name.lowercased()
+            let first = lowercased[key] ?? Int32(index)
+            lowercased[key] = first
+            leftmost.append(first)
+            if exact[name] == nil { exact[name] = index }
+        }
+        self.names = names
+        self.leftmost = leftmost
+        self.exact = exact
+        self.lowercased = lowercased
+    }
+
+    /// The column at the predicted position when its name is spelled `name`: the common case, inlined.
+    @inlinable
+    func predictedIndex(of name: String) -> Int32? {
+        let position = guess
+        guard position < names.count, names[position] == name else { return nil }
+        guess = position + 1 == names.count ? 0 : position + 1
+        return leftmost[position]
+    }
+
+    func index(of name: String) -> Int32? {
+        let position: Int
+        if guess < names.count, names[guess] == name {
+            position = guess
+        } else if let found = exact[name] {
+            position = found
+        } else {
+            return lowercased[name.lowercased()]
+        }
+        guess = position + 1 == names.count ? 0 : position + 1
+        return leftmost[position]
+    }
+}

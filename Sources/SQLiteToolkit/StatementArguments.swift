@@ -35,15 +35,23 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
 
     /// Positional arguments, in parameter order.
     public init(_ values: [(any DatabaseValueConvertible)?]) {
-        storage = .positional(values.map { $0?.databaseValue ?? .null })
-        unrepresentable = values.lazy.compactMap { $0.flatMap(Self.unrepresentable) }.first
+        var problem: String?
+        storage = .positional(values.map { Self.convert($0, problem: &problem) })
+        unrepresentable = problem
     }
 
-    /// Why `value` cannot be bound faithfully through its ``DatabaseValue``, or `nil` when it can: the typed path
+    /// The value to store for `value`, noting in `problem` why it cannot be bound faithfully: the typed path
     /// (``DatabaseValueConvertible/bind(to:at:)``) throws for an integer above `Int64.max`, and so must this one.
-    static func unrepresentable(_ value: any DatabaseValueConvertible) -> String? {
-        guard let integer = value as? any BinaryInteger, Int64(exactly: integer) == nil else { return nil }
-        return "\(type(of: integer)) \(integer) does not fit SQLite's 64-bit signed integers"
+    /// Such an integer's ``DatabaseValue`` is `.real`, so only real values pay for the dynamic cast.
+    static func convert(_ value: (any DatabaseValueConvertible)?, problem: inout String?) -> DatabaseValue {
+        guard let value else { return .null }
+        let converted = value.databaseValue
+        if case .real = converted, problem == nil, let integer = value as? any BinaryInteger,
+            Int64(exactly: integer) == nil
+        {
+            problem = "\(type(of: integer)) \(integer) does not fit SQLite's 64-bit signed integers"
+        }
+        return converted
     }
 
     /// Positional arguments from a parameter pack, for error messages.
@@ -57,8 +65,9 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
 
     /// Named arguments.
     public init(_ values: [String: (any DatabaseValueConvertible)?]) {
-        storage = .named(values.mapValues { $0?.databaseValue ?? .null })
-        unrepresentable = values.values.lazy.compactMap { $0.flatMap(Self.unrepresentable) }.first
+        var problem: String?
+        storage = .named(values.mapValues { Self.convert($0, problem: &problem) })
+        unrepresentable = problem
     }
 
     /// Positional arguments from a literal.
@@ -68,10 +77,11 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
 
     /// Named arguments from a literal.
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
-        var values: [String: DatabaseValue] = [:]
-        for (key, value) in elements { values[key] = value?.databaseValue ?? .null }
+        var values: [String: DatabaseValue] = Dictionary(minimumCapacity: elements.count)
+        var problem: String?
+        for (key, value) in elements { values[key] = Self.convert(value, problem: &problem) }
         storage = .named(values)
-        unrepresentable = elements.lazy.compactMap { $0.1.flatMap(Self.unrepresentable) }.first
+        unrepresentable = problem
     }
 
     /// The number of arguments.
@@ -99,42 +109,64 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
                 try value.bind(to: handle, at: Int32(offset + 1))
             }
         case .named(let values):
-            var byName: [String: DatabaseValue] = [:]
-            for (key, value) in values {
-                let bare = key.first.map { ":@$".contains($0) } == true ? String(key.dropFirst()) : key
-                guard byName.updateValue(value, forKey: bare) == nil else {
-                    throw DatabaseError.misuse("the argument \"\(bare)\" is given twice", sql: statement.sql)
+            let byName = try Self.withoutPrefixes(values, sql: statement.sql)
+            let names = statement.parameterNamesWithoutPrefix()
+            // Bind as we go; on any mismatch, clear what was bound and report every problem at once.
+            for (offset, name) in names.enumerated() {
+                guard let name, let value = byName[name] else {
+                    _ = handle.clearBindings()
+                    throw Self.mismatch(byName, statement: statement)
                 }
+                try value.bind(to: handle, at: Int32(offset + 1))
             }
-            var plan: [(index: Int32, value: DatabaseValue)] = []
-            var used: Set<String> = []
-            var missing: [String] = []
-            for index in 1...max(parameterCount, 1) where index <= parameterCount {
-                // `?NNN` has a name too ("?1"), but it is positional: a dictionary cannot bind it.
-                guard let name = handle.bindParameterName(Int32(index)), name.first != "?" else {
-                    throw DatabaseError.misuse(
-                        "parameter \(index) is positional; pass positional arguments, not a dictionary",
-                        sql: statement.sql
-                    )
-                }
-                let bare = String(name.dropFirst())
-                if let value = byName[bare] {
-                    plan.append((Int32(index), value))
-                    used.insert(bare)
-                } else {
-                    missing.append(name)
-                }
+            // Parameter names are distinct, so equal counts mean no argument was left unused.
+            guard byName.count == names.count else {
+                _ = handle.clearBindings()
+                throw Self.mismatch(byName, statement: statement)
             }
-            let unknown = Set(byName.keys).subtracting(used).sorted()
-            guard missing.isEmpty, unknown.isEmpty else {
-                var problems: [String] = []
-                if !missing.isEmpty { problems.append("missing \(missing.joined(separator: ", "))") }
-                if !unknown.isEmpty { problems.append("unknown \(unknown.joined(separator: ", "))") }
-                throw DatabaseError.misuse(
-                    "named arguments do not match: \(problems.joined(separator: "; "))", sql: statement.sql)
-            }
-            for (index, value) in plan { try value.bind(to: handle, at: index) }
         }
+    }
+
+    /// The arguments keyed by bare names: `values` itself unless a key starts with `:`, `@` or `$`.
+    private static func withoutPrefixes(_ values: [String: DatabaseValue], sql: String) throws -> [String:
+        DatabaseValue]
+    {
+        guard values.keys.contains(where: { $0.first.map { ":@$".contains($0) } == true }) else { return values }
+        var byName: [String: DatabaseValue] = [:]
+        for (key, value) in values {
+            let bare = key.first.map { ":@$".contains($0) } == true ? String(key.dropFirst()) : key
+            guard byName.updateValue(value, forKey: bare) == nil else {
+                throw DatabaseError.misuse("the argument \"\(bare)\" is given twice", sql: sql)
+            }
+        }
+        return byName
+    }
+
+    /// The error that says which parameters lack an argument and which arguments match no parameter.
+    private static func mismatch(_ byName: [String: DatabaseValue], statement: Statement) -> DatabaseError {
+        let handle = statement.handle
+        var missing: [String] = []
+        var used: Set<String> = []
+        for (offset, bare) in statement.parameterNamesWithoutPrefix().enumerated() {
+            // `?NNN` has a name too ("?1"), but it is positional: a dictionary cannot bind it.
+            guard let bare else {
+                return DatabaseError.misuse(
+                    "parameter \(offset + 1) is positional; pass positional arguments, not a dictionary",
+                    sql: statement.sql
+                )
+            }
+            if byName[bare] != nil {
+                used.insert(bare)
+            } else {
+                missing.append(handle.bindParameterName(Int32(offset + 1)) ?? bare)
+            }
+        }
+        let unknown = Set(byName.keys).subtracting(used).sorted()
+        var problems: [String] = []
+        if !missing.isEmpty { problems.append("missing \(missing.joined(separator: ", "))") }
+        if !unknown.isEmpty { problems.append("unknown \(unknown.joined(separator: ", "))") }
+        return DatabaseError.misuse(
+            "named arguments do not match: \(problems.joined(separator: "; "))", sql: statement.sql)
     }
 }
 

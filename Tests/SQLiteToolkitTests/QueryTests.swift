@@ -51,6 +51,24 @@ struct ColumnAccessTests {
         #expect(joined.dictionary == ["id": .text("left")])
     }
 
+    @Test("names read in any order, row after row, find their columns (the predicted position may miss)")
+    func namesInAnyOrder() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE t (a INT, b INT, c INT)")
+        for row in 0..<4 { try db.execute("INSERT INTO t VALUES (?, ?, ?)", row * 10 + 1, row * 10 + 2, row * 10 + 3) }
+        let orders: [[String]] = [["a", "b", "c"], ["c", "b", "a"], ["b", "b", "A", "c"], ["C", "a", "c", "a"]]
+        let rows = try db.query("SELECT a, b, c, a AS a FROM t ORDER BY a")
+        var rowNumber = 0
+        while let row = try rows.next() {
+            for name in orders[rowNumber] {
+                let expected = rowNumber * 10 + ["a": 1, "b": 2, "c": 3][name.lowercased(), default: 0]
+                #expect(try row.value(named: name, as: Int.self) == expected, "row \(rowNumber), column \(name)")
+            }
+            rowNumber += 1
+        }
+        #expect(rowNumber == 4)
+    }
+
     @Test(
         "an unknown column name throws, for optional reads too",
         arguments: [
