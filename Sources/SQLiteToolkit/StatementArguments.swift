@@ -127,14 +127,22 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         }
     }
 
+    /// Whether `key` starts with `:`, `@` or `$`; a look at its first UTF-8 byte, not at a `Character`.
+    private static func hasParameterPrefix(_ key: String) -> Bool {
+        switch key.utf8.first {
+        case UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "$"): true
+        default: false
+        }
+    }
+
     /// The arguments keyed by bare names: `values` itself unless a key starts with `:`, `@` or `$`.
     private static func withoutPrefixes(_ values: [String: DatabaseValue], sql: String) throws -> [String:
         DatabaseValue]
     {
-        guard values.keys.contains(where: { $0.first.map { ":@$".contains($0) } == true }) else { return values }
+        guard values.keys.contains(where: hasParameterPrefix) else { return values }
         var byName: [String: DatabaseValue] = [:]
         for (key, value) in values {
-            let bare = key.first.map { ":@$".contains($0) } == true ? String(key.dropFirst()) : key
+            let bare = hasParameterPrefix(key) ? String(key.dropFirst()) : key
             guard byName.updateValue(value, forKey: bare) == nil else {
                 throw DatabaseError.misuse("the argument \"\(bare)\" is given twice", sql: sql)
             }
