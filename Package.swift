@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "SQLiteToolkit", targets: ["SQLiteToolkit"]),
         .library(name: "SQLiteBindings", targets: ["SQLiteBindings"]),
+        // The prefixed C API itself, for code that calls SQLite directly (and the benchmarks' raw C baseline).
+        .library(name: "CSQLiteToolkit", targets: ["CSQLiteToolkit"]),
         .executable(name: "sqltk-bindgen", targets: ["sqltk-bindgen"]),
     ],
     targets: [

@@ -1,0 +1,259 @@
+import BenchmarkCore
+import Foundation
+import SQLiteToolkit
+
+// The workloads through SQLiteToolkit's public API, written the way its README and doc comments suggest: a
+// prepared `Statement` with parameter-pack arguments for bulk inserts, `StatementArguments` for named arguments,
+// `db.execute`/`db.query`/`db.queryValue` (statement cache) elsewhere, typed `row.value(at:)`/`row.value(named:)`
+// reads, and `db.transaction` closures.
+
+/// SQLiteToolkit.
+public struct ToolkitImplementation: BenchmarkImplementation {
+    /// Makes the implementation.
+    public init() {}
+
+    /// `toolkit`.
+    public var name: String { "toolkit" }
+    /// The column title.
+    public var title: String { "SQLiteToolkit" }
+    /// Every workload.
+    public var workloads: [Workload] { Workload.allCases }
+
+    /// The version through `SELECT sqlite_version()`.
+    public func sqliteVersion() throws -> String {
+        let db = try Database()
+        defer { db.close() }
+        return try db.queryValue("SELECT sqlite_version()", as: String.self) ?? "?"
+    }
+
+    /// Opens the database and sets up `workload`.
+    public func prepare(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        // The default configuration opens with SQLITE_OPEN_NOMUTEX, like the other implementations.
+        let db = try Database(path: location.path)
+        do {
+            for pragma in location.storage.pragmas { try db.execute(pragma) }
+            return try prepare(workload, size: size, db: db)
+        } catch {
+            db.close()
+            throw error
+        }
+    }
+
+    private func prepare(_ workload: Workload, size: WorkloadSize, db: Database) throws -> PreparedRun {
+        let rows = size.rows
+        let close = { db.close() }
+        let checksumIntegers = { (_: Int64) throws -> Int64 in
+            try db.queryValue(BenchmarkData.checksumIntegers, as: Int64.self) ?? 0
+        }
+        switch workload {
+        case .insertPositional:
+            try db.execute(BenchmarkData.createIntegers)
+            let insert = try db.prepare(BenchmarkData.insertPositional)
+            return PreparedRun(
+                body: { try insertIntegers(db, insert, rows: rows) },
+                verify: checksumIntegers,
+                close: close
+            )
+        case .insertNamed:
+            try db.execute(BenchmarkData.createIntegers)
+            let insert = try db.prepare(BenchmarkData.insertNamed)
+            return PreparedRun(
+                body: {
+                    try db.transaction { _ in
+                        for row in 0..<rows {
+                            try insert.execute(arguments: [
+                                "c0": BenchmarkData.integer(row: row, column: 0),
+                                "c1": BenchmarkData.integer(row: row, column: 1),
+                                "c2": BenchmarkData.integer(row: row, column: 2),
+                                "c3": BenchmarkData.integer(row: row, column: 3),
+                                "c4": BenchmarkData.integer(row: row, column: 4),
+                                "c5": BenchmarkData.integer(row: row, column: 5),
+                                "c6": BenchmarkData.integer(row: row, column: 6),
+                                "c7": BenchmarkData.integer(row: row, column: 7),
+                                "c8": BenchmarkData.integer(row: row, column: 8),
+                                "c9": BenchmarkData.integer(row: row, column: 9),
+                            ])
+                        }
+                    }
+                    return Int64(rows)
+                },
+                verify: checksumIntegers,
+                close: close
+            )
+        case .insertCachedLookup:
+            try db.execute(BenchmarkData.createIntegers)
+            return PreparedRun(
+                body: {
+                    try db.transaction { db in
+                        for row in 0..<rows {
+                            try db.execute(
+                                BenchmarkData.insertPositional,
+                                BenchmarkData.integer(row: row, column: 0),
+                                BenchmarkData.integer(row: row, column: 1),
+                                BenchmarkData.integer(row: row, column: 2),
+                                BenchmarkData.integer(row: row, column: 3),
+                                BenchmarkData.integer(row: row, column: 4),
+                                BenchmarkData.integer(row: row, column: 5),
+                                BenchmarkData.integer(row: row, column: 6),
+                                BenchmarkData.integer(row: row, column: 7),
+                                BenchmarkData.integer(row: row, column: 8),
+                                BenchmarkData.integer(row: row, column: 9)
+                            )
+                        }
+                    }
+                    return Int64(rows)
+                },
+                verify: checksumIntegers,
+                close: close
+            )
+        case .readByIndex:
+            try populateIntegers(db, rows: rows)
+            return PreparedRun(
+                body: {
+                    var sum: Int64 = 0
+                    let cursor = try db.query(BenchmarkData.selectIntegers)
+                    while let row = try cursor.next() {
+                        for index in 0..<10 { sum &+= try row.value(at: index, as: Int64.self) }
+                    }
+                    return sum
+                },
+                close: close
+            )
+        case .readByName:
+            try populateIntegers(db, rows: rows)
+            let names = BenchmarkData.columnNames
+            return PreparedRun(
+                body: {
+                    var sum: Int64 = 0
+                    let cursor = try db.query(BenchmarkData.selectIntegers)
+                    while let row = try cursor.next() {
+                        for name in names { sum &+= try row.value(named: name, as: Int64.self) }
+                    }
+                    return sum
+                },
+                close: close
+            )
+        case .readOneColumn:
+            try populateIntegers(db, rows: rows)
+            return PreparedRun(
+                body: {
+                    var sum: Int64 = 0
+                    let cursor = try db.query(BenchmarkData.selectOneColumn)
+                    while let row = try cursor.next() { sum &+= try row.value(at: 0, as: Int64.self) }
+                    return sum
+                },
+                close: close
+            )
+        case .lookupsOneTransaction:
+            try populateIntegers(db, rows: rows)
+            let lookups = size.lookups
+            return PreparedRun(
+                body: {
+                    try db.transaction(.deferred) { db in
+                        var sum: Int64 = 0
+                        for lookup in 0..<lookups {
+                            let id = BenchmarkData.lookupID(lookup, rows: rows)
+                            sum &+= try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
+                        }
+                        return sum
+                    }
+                },
+                close: close
+            )
+        case .lookupsTransactionEach:
+            try populateIntegers(db, rows: rows)
+            let lookups = size.lookups
+            return PreparedRun(
+                body: {
+                    var sum: Int64 = 0
+                    for lookup in 0..<lookups {
+                        let id = BenchmarkData.lookupID(lookup, rows: rows)
+                        sum &+= try db.transaction(.deferred) { db in
+                            try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
+                        }
+                    }
+                    return sum
+                },
+                close: close
+            )
+        case .insertTextBlob:
+            try db.execute(BenchmarkData.createTextBlob)
+            let insert = try db.prepare(BenchmarkData.insertTextBlob)
+            return PreparedRun(
+                body: { try insertTextBlob(db, insert, rows: rows) },
+                verify: { _ in try db.queryValue(BenchmarkData.checksumTextBlob, as: Int64.self) ?? 0 },
+                close: close
+            )
+        case .readTextBlob:
+            try db.execute(BenchmarkData.createTextBlob)
+            _ = try insertTextBlob(db, try db.prepare(BenchmarkData.insertTextBlob), rows: rows)
+            return PreparedRun(
+                body: {
+                    var sum: Int64 = 0
+                    let cursor = try db.query(BenchmarkData.selectTextBlob)
+                    while let row = try cursor.next() {
+                        let text = try row.value(at: 0, as: String.self)
+                        let blob = try row.value(at: 1, as: Data.self)
+                        sum &+= BenchmarkData.textBlobChecksum(
+                            textCount: text.utf8.count, textLast: text.utf8.last ?? 0,
+                            blobCount: blob.count, blobLast: blob.last ?? 0)
+                    }
+                    return sum
+                },
+                close: close
+            )
+        case .bindStepColumnReset:
+            let select = try db.prepare(BenchmarkData.selectPlusOne)
+            let iterations = size.iterations
+            return PreparedRun(
+                body: {
+                    var sum: Int64 = 0
+                    for iteration in 0..<Int64(iterations) {
+                        let cursor = try select.query(iteration)
+                        guard let row = try cursor.next() else { throw BenchmarkError("no row") }
+                        sum &+= try row.value(at: 0, as: Int64.self)
+                        cursor.close()
+                    }
+                    return sum
+                },
+                close: close
+            )
+        }
+    }
+
+    private func populateIntegers(_ db: Database, rows: Int) throws {
+        try db.execute(BenchmarkData.createIntegers)
+        _ = try insertIntegers(db, try db.prepare(BenchmarkData.insertPositional), rows: rows)
+    }
+
+    private func insertIntegers(_ db: Database, _ insert: Statement, rows: Int) throws -> Int64 {
+        try db.transaction { _ in
+            for row in 0..<rows {
+                try insert.execute(
+                    BenchmarkData.integer(row: row, column: 0),
+                    BenchmarkData.integer(row: row, column: 1),
+                    BenchmarkData.integer(row: row, column: 2),
+                    BenchmarkData.integer(row: row, column: 3),
+                    BenchmarkData.integer(row: row, column: 4),
+                    BenchmarkData.integer(row: row, column: 5),
+                    BenchmarkData.integer(row: row, column: 6),
+                    BenchmarkData.integer(row: row, column: 7),
+                    BenchmarkData.integer(row: row, column: 8),
+                    BenchmarkData.integer(row: row, column: 9)
+                )
+            }
+        }
+        return Int64(rows)
+    }
+
+    private func insertTextBlob(_ db: Database, _ insert: Statement, rows: Int) throws -> Int64 {
+        let texts = BenchmarkData.texts
+        let blobs = BenchmarkData.blobs.map { Data($0) }
+        try db.transaction { _ in
+            for row in 0..<rows {
+                try insert.execute(texts[row % BenchmarkData.poolSize], blobs[row % BenchmarkData.poolSize])
+            }
+        }
+        return Int64(rows)
+    }
+}
