@@ -4,6 +4,13 @@ import CSQLiteToolkit
 // released when another one of the same kind is set through these methods, when `nil` is set, and when the
 // connection closes; each runs on the thread that is using the connection (see CallbackBox.swift).
 
+/// The C trampoline of the progress handler and the commit hook: both ask a `() -> Bool` closure, and a non-zero
+/// answer interrupts the statement or refuses the commit.
+private func askBoolHandler(_ context: UnsafeMutableRawPointer?) -> Int32 {
+    guard let context else { return 0 }
+    return ConnectionCallbackBox<() -> Bool>.unretained(context).handler() ? 1 : 0
+}
+
 extension ConnectionHandle {
     /// Installs a closure that SQLite calls about every `instructionCount` virtual machine instructions while a
     /// statement runs, or removes the progress handler with `nil` (or a count below 1).
@@ -27,10 +34,7 @@ extension ConnectionHandle {
             install: { context in
                 progressHandler(
                     instructionCount,
-                    { context in
-                        guard let context else { return 0 }
-                        return ConnectionCallbackBox<() -> Bool>.unretained(context).handler() ? 1 : 0
-                    },
+                    askBoolHandler,
                     context
                 )
                 return .ok
@@ -55,10 +59,7 @@ extension ConnectionHandle {
             },
             install: { context in
                 _ = commitHook(
-                    { context in
-                        guard let context else { return 0 }
-                        return ConnectionCallbackBox<() -> Bool>.unretained(context).handler() ? 1 : 0
-                    },
+                    askBoolHandler,
                     context
                 )
                 return .ok
