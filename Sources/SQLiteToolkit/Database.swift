@@ -113,7 +113,9 @@ public final class Database {
     /// The open connection, or `SQLITE_MISUSE` once closed.
     @usableFromInline
     func connection(for sql: String? = nil) throws -> ConnectionHandle {
-        guard let handle else { throw DatabaseError.misuse("the database is closed", sql: sql) }
+        guard let handle else {
+            throw DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
+        }
         return handle
     }
 

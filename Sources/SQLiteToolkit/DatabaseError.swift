@@ -30,6 +30,9 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
     public var errorOffset: Int?
     /// A description of the bound arguments, only when the connection opted in.
     public var arguments: String?
+    /// Why the toolkit itself refused the call, for the errors it detects before or around SQLite (a closed
+    /// connection, an argument mismatch, ...); `nil` for errors SQLite reports.
+    public var reason: Reason?
 
     /// Creates an error.
     public init(
@@ -37,13 +40,15 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
         message: String,
         sql: String? = nil,
         errorOffset: Int? = nil,
-        arguments: String? = nil
+        arguments: String? = nil,
+        reason: Reason? = nil
     ) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
         self.errorOffset = errorOffset
         self.arguments = arguments
+        self.reason = reason
     }
 
     /// The primary result code (`.constraint` for `.constraintUnique`).
@@ -80,8 +85,8 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
 extension DatabaseError {
     /// The error of a toolkit check that SQLite never sees: a wrong argument count, an unknown column, ...
     @usableFromInline
-    static func misuse(_ message: String, sql: String? = nil) -> DatabaseError {
-        DatabaseError(extendedCode: .misuse, message: message, sql: sql)
+    static func misuse(_ message: String, sql: String? = nil, reason: Reason? = nil) -> DatabaseError {
+        DatabaseError(extendedCode: .misuse, message: message, sql: sql, reason: reason)
     }
 
     /// The error of a value that cannot be read or bound as asked.
@@ -94,5 +99,27 @@ extension DatabaseError {
     @usableFromInline
     static func range(_ message: String, sql: String? = nil) -> DatabaseError {
         DatabaseError(extendedCode: .range, message: message, sql: sql)
+    }
+}
+
+extension DatabaseError {
+    /// The errors the toolkit detects itself, so a program can tell them apart without reading messages.
+    ///
+    /// SQLite's code is kept beside the reason (`SQLITE_MISUSE`, `SQLITE_RANGE` or `SQLITE_MISMATCH`), so a
+    /// `catch ResultCode.misuse` written for SQLite's own misuse errors keeps matching.
+    ///
+    /// ```swift
+    /// do {
+    ///     try db.execute("SELECT 1; SELECT 2")
+    /// } catch let error as DatabaseError where error.reason == .multipleStatements(tail: "SELECT 2") {
+    ///     ...
+    /// }
+    /// ```
+    public enum Reason: Sendable, Hashable {
+        // Each feature adds its cases in its own group below; keep the groups in this order.
+
+        // MARK: Connection and statements
+        /// The connection is closed (or the statement or cursor belonged to a connection that was closed since).
+        case connectionClosed
     }
 }

@@ -46,7 +46,8 @@ public final class Rows {
         if let failure { throw failure }
         if isFinished { return nil }
         if statement.isFinalized {
-            let error = DatabaseError.misuse("the database was closed while a cursor was open", sql: statement.sql)
+            let error = DatabaseError.misuse(
+                "the database was closed while a cursor was open", sql: statement.sql, reason: .connectionClosed)
             failure = error
             throw error
         }

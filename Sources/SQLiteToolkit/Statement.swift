@@ -79,7 +79,8 @@ public final class Statement {
     @inlinable
     func checkUsable() throws {
         if isFinalized {
-            throw DatabaseError.misuse("the statement was finalized because its database was closed", sql: sql)
+            throw DatabaseError.misuse(
+                "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
         }
     }
 
@@ -129,7 +130,8 @@ public final class Statement {
     func resolveColumnIndex(named name: String) throws -> Int32 {
         if nameIndex == nil {
             guard !isFinalized else {
-                throw DatabaseError.misuse("the statement was finalized because its database was closed", sql: sql)
+                throw DatabaseError.misuse(
+                    "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
             }
             nameIndex = ColumnNameIndex(names: columnNames)
         }

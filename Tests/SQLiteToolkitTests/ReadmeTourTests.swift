@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteBindings
 import SQLiteToolkit
 import Testing
 
