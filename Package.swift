@@ -9,6 +9,9 @@ let package = Package(
         // The prefixed C API itself, for code that calls SQLite directly (and the benchmarks' raw C baseline).
         .library(name: "CSQLiteToolkit", targets: ["CSQLiteToolkit"]),
         .executable(name: "sqltk-bindgen", targets: ["sqltk-bindgen"]),
+        // `swift package install-sqlite`, run from a package that depends on this one: installs the amalgamation
+        // into this package's checkout, the one step before the first build.
+        .plugin(name: "InstallSQLite", targets: ["InstallSQLite"]),
     ],
     targets: [
         // SQLite3 Multiple Ciphers with every exported name prefixed `sqltk_`.
@@ -40,6 +43,23 @@ let package = Package(
             name: "sqltk-bindgen",
             dependencies: ["BindgenCore"],
             path: "Generator/Sources/sqltk-bindgen"
+        ),
+        .plugin(
+            name: "InstallSQLite",
+            capability: .command(
+                intent: .custom(
+                    verb: "install-sqlite",
+                    description: "Install the pinned, prefixed SQLite amalgamation that SQLiteToolkit builds from"
+                ),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "SQLite is installed into sqlite-amalgamation/installed/ of the SQLiteToolkit checkout"),
+                    .allowNetworkConnections(
+                        scope: .all(),
+                        reason: "the first run downloads the pinned, checksum-verified SQLite source through pip's index"
+                    ),
+                ]
+            )
         ),
         .testTarget(
             name: "CSQLiteToolkitTests",

@@ -9,5 +9,5 @@
 #if __has_include("installed/sqlite3.c")
 #include "installed/sqlite3.c"
 #else
-#error "SQLite amalgamation missing: run sqlite-amalgamation/fetch"
+#error "SQLite amalgamation missing: in a package that depends on SQLiteToolkit, run: swift package --allow-writing-to-package-directory --allow-network-connections all install-sqlite (in the SQLiteToolkit repository itself: sqlite-amalgamation/fetch)"
 #endif
