@@ -56,7 +56,7 @@ let package = Package(
                         reason: "SQLite is installed into sqlite-amalgamation/installed/ of the SQLiteToolkit checkout"),
                     .allowNetworkConnections(
                         scope: .all(),
-                        reason: "the first run downloads the pinned, checksum-verified SQLite source through pip's index"
+                        reason: "the first run downloads the pinned, verified SQLite source through pip's index"
                     ),
                 ]
             )

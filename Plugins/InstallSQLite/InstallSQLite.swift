@@ -28,10 +28,10 @@ struct InstallSQLite: CommandPlugin {
         let fetch = toolkit.directoryURL.appendingPathComponent("sqlite-amalgamation/fetch")
         var environment = ProcessInfo.processInfo.environment
         #if os(macOS)
-        // The plugin sandbox lets a command write only to the package and the plugin's own folder, not to ~/.cache.
-        if environment["SQLTK_FETCH_CACHE"] == nil {
-            environment["SQLTK_FETCH_CACHE"] = context.pluginWorkDirectoryURL.appendingPathComponent("cache").path
-        }
+            // The plugin sandbox lets a command write only to the package and the plugin's own folder, not to ~/.cache.
+            if environment["SQLTK_FETCH_CACHE"] == nil {
+                environment["SQLTK_FETCH_CACHE"] = context.pluginWorkDirectoryURL.appendingPathComponent("cache").path
+            }
         #endif
         let process = Process()
         process.executableURL = python
