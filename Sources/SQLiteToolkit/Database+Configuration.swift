@@ -77,7 +77,11 @@ extension Database {
             let milliseconds = max(0, min(Double(Int32.max), (seconds * 1000).rounded()))
             code = connection.busyTimeout(Int32(milliseconds))
         case .handler(let handler):
-            code = connection.setBusyHandler { retries in handler(Int(retries)) }
+            let scope = callbackScope
+            // A connection closed from inside a callback stops waiting: its statement fails with SQLITE_BUSY.
+            code = connection.setBusyHandler { retries in
+                !scope.isClosing && scope.run { handler(Int(retries)) } && !scope.isClosing
+            }
         }
         if code != .ok { throw error(code, sql: nil) }
     }

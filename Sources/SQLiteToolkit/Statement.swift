@@ -25,12 +25,21 @@ public final class Statement {
     // Hot mutable state is `@exclusivity(unchecked)`: a statement is confined to its connection's thread, and
     // the dynamic exclusivity checks on these flags cost more than the SQLite calls they guard.
 
-    /// Whether the statement was finalized (the connection closed).
+    /// Whether the statement can no longer be used because its connection was closed. Its C handle is finalized
+    /// then, or, when the connection was closed from inside a callback, as soon as the running statement returns.
     @exclusivity(unchecked) public internal(set) var isFinalized = false
+    /// Whether the C handle was finalized: it must never be used again, not even by `deinit`.
+    @exclusivity(unchecked) private var isHandleFinalized = false
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`); `?NNN` counts up to its largest number.
     public let parameterCount: Int32
-    /// The number of result columns; 0 for statements that return no rows.
-    public let columnCount: Int32
+    /// The number of result columns; 0 for statements that return no rows. It follows a schema change: when SQLite
+    /// re-prepares the statement (`ALTER TABLE ... ADD COLUMN` under a `SELECT *`), the count and the names are read
+    /// again after the first step.
+    @exclusivity(unchecked) public private(set) var columnCount: Int32
+    /// SQLite's count of the statement's re-preparations (`SQLITE_STMTSTATUS_REPREPARE`) when the columns were read.
+    @exclusivity(unchecked) private var knownRepreparations: Int32 = 0
+    /// Whether the next step is the first of a run, after which the columns are checked against a re-preparation.
+    @exclusivity(unchecked) @usableFromInline var checksColumnsAfterStep = true
     /// Column names and their leftmost case-insensitive match, built on the first read by name.
     @exclusivity(unchecked) @usableFromInline var nameIndex: ColumnNameIndex?
     /// Whether a cursor is reading the statement's rows.
@@ -61,27 +70,58 @@ public final class Statement {
     }
 
     deinit {
-        if !isFinalized {
+        if !isHandleFinalized {
             _ = handle.finalize()
             database.forget(self)
         }
     }
 
-    /// Finalizes the statement; later uses throw. Called by the connection when it closes.
-    func finalize() {
+    /// Makes the statement unusable: later uses throw. Called by the connection when it closes; the handle stays
+    /// valid until ``finalize()``, because the statement may be running a callback that closed the connection.
+    func retire() {
         guard !isFinalized else { return }
         finalizedColumnNames = columnNames
         isFinalized = true
+    }
+
+    /// Retires the statement and finalizes its handle. Called by the connection when it releases its statements.
+    func finalize() {
+        retire()
+        guard !isHandleFinalized else { return }
+        isHandleFinalized = true
         _ = handle.finalize()
     }
 
     /// Throws `SQLITE_MISUSE` when the statement or its connection is no longer usable.
     @inlinable
     func checkUsable() throws {
-        if isFinalized {
-            throw DatabaseError.misuse(
-                "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
-        }
+        if isFinalized { throw finalizedError() }
+    }
+
+    /// The error of a use after close; finishes a close deferred from inside a callback, when it is safe.
+    @usableFromInline
+    func finalizedError() -> DatabaseError {
+        if !isHandleFinalized { database.finishDeferredClose() }
+        return DatabaseError.misuse(
+            "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
+    }
+
+    /// After the first step of a run: reads the column count and names again when SQLite re-prepared the statement
+    /// since they were read (a schema change). One status call per run, none per row.
+    @inlinable
+    func checkColumnsAfterFirstStep() {
+        if checksColumnsAfterStep { refreshColumnsIfReprepared() }
+    }
+
+    @usableFromInline
+    func refreshColumnsIfReprepared() {
+        checksColumnsAfterStep = false
+        guard !isFinalized else { return }
+        let repreparations = handle.status(.reprepare, reset: false)
+        guard repreparations != knownRepreparations else { return }
+        knownRepreparations = repreparations
+        columnCount = handle.columnCount()
+        nameIndex = nil
     }
 
     // MARK: - Columns
@@ -111,11 +151,27 @@ public final class Statement {
     /// Checks a column index against the column count.
     @inlinable
     func columnIndex(_ index: Int) throws -> Int32 {
-        guard index >= 0, index < Int(columnCount) else {
-            throw DatabaseError.range(
-                "column index \(index) is out of range: the statement has \(columnCount) columns", sql: sql)
-        }
+        guard index >= 0, index < Int(columnCount) else { throw columnRangeError(index) }
         return Int32(truncatingIfNeeded: index)
+    }
+
+    @usableFromInline
+    func columnRangeError(_ index: Int) -> DatabaseError {
+        DatabaseError.range(
+            "column index \(index) is out of range: the statement has \(columnCount) columns",
+            sql: sql,
+            reason: .columnIndexOutOfRange(index: index, count: Int(columnCount))
+        )
+    }
+
+    /// The index of the leftmost result column named `name`, compared case-insensitively, or `nil` when no
+    /// column has that name. Resolve a name once and read by index in a loop to skip the lookup per row.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/column_name.html>
+    public func columnIndex(forName name: String) throws -> Int? {
+        try checkUsable()
+        if nameIndex == nil { nameIndex = ColumnNameIndex(names: columnNames) }
+        return nameIndex?.index(of: name).map(Int.init)
     }
 
     /// The index of the leftmost column named `name`, compared case-insensitively. The names are read once per
@@ -129,14 +185,12 @@ public final class Statement {
     @usableFromInline
     func resolveColumnIndex(named name: String) throws -> Int32 {
         if nameIndex == nil {
-            guard !isFinalized else {
-                throw DatabaseError.misuse(
-                    "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
-            }
+            guard !isFinalized else { throw finalizedError() }
             nameIndex = ColumnNameIndex(names: columnNames)
         }
         guard let index = nameIndex?.index(of: name) else {
-            throw DatabaseError.range("no column named \"\(name)\"; the columns are \(columnNames)", sql: sql)
+            throw DatabaseError.range(
+                "no column named \"\(name)\"; the columns are \(columnNames)", sql: sql, reason: .columnNotFound(name))
         }
         return index
     }
@@ -168,12 +222,8 @@ public final class Statement {
         try checkUsable()
         var count: Int32 = 0
         for _ in repeat each arguments { count += 1 }
-        guard count == parameterCount else {
-            throw DatabaseError.misuse(
-                "the statement expects \(parameterCount) arguments, \(count) were given",
-                sql: sql
-            )
-        }
+        guard count == parameterCount else { throw argumentCountError(given: Int(count)) }
+        checksColumnsAfterStep = true
         var index: Int32 = 1
         for argument in repeat each arguments {
             try argument.bind(to: handle, at: index)
@@ -181,9 +231,20 @@ public final class Statement {
         }
     }
 
+    /// The error of a positional argument count that differs from the parameter count.
+    @usableFromInline
+    func argumentCountError(given: Int) -> DatabaseError {
+        DatabaseError.misuse(
+            "the statement expects \(parameterCount) arguments, \(given) were given",
+            sql: sql,
+            reason: .argumentMismatch(expected: Int(parameterCount), given: given)
+        )
+    }
+
     /// Binds positional or named arguments; throws before binding anything when they do not match the parameters.
     public func bind(_ arguments: StatementArguments) throws {
         try checkUsable()
+        checksColumnsAfterStep = true
         try arguments.bind(to: self)
     }
 
@@ -193,10 +254,16 @@ public final class Statement {
     public func step() throws -> Bool {
         try checkUsable()
         let code = handle.step()
+        checkColumnsAfterFirstStep()
         switch code {
         case .row: return true
-        case .done: return false
-        default: throw database.error(code, sql: sql)
+        case .done:
+            checksColumnsAfterStep = true
+            if isFinalized { database.finishDeferredClose() }
+            return false
+        default:
+            checksColumnsAfterStep = true
+            throw database.error(code, sql: sql)
         }
     }
 
@@ -206,6 +273,7 @@ public final class Statement {
     /// already, so it is not thrown a second time here: `reset()` only throws for a finalized statement.
     public func reset() throws {
         try checkUsable()
+        checksColumnsAfterStep = true
         _ = handle.reset()
     }
 
@@ -231,13 +299,19 @@ public final class Statement {
     /// Steps to completion and resets, leaving no lock behind even on error.
     @inlinable
     func run() throws {
-        guard !hasOpenCursor else {
-            throw DatabaseError.misuse("the statement is being read by an open cursor", sql: sql)
-        }
+        try checkUsable()
+        guard !hasOpenCursor else { throw inUseError() }
         var code = handle.step()
         while code == .row { code = handle.step() }
         _ = handle.reset()
+        // A callback may have closed the connection while the statement ran: release it now that it returned.
+        if isFinalized { database.finishDeferredClose() }
         if code != .done { throw database.error(code, sql: sql) }
+    }
+
+    @usableFromInline
+    func inUseError() -> DatabaseError {
+        DatabaseError.misuse("the statement is being read by an open cursor", sql: sql, reason: .statementInUse)
     }
 
     /// Binds `arguments` and returns a cursor over the rows.
