@@ -66,7 +66,7 @@ extension Database {
         }
     }
 
-    /// Changes how the connection waits for locks.
+    /// Changes how the connection waits for locks; ``busyMode`` reads it back.
     public func setBusyMode(_ mode: BusyMode) throws {
         let connection = try connection()
         let code: ResultCode
@@ -84,5 +84,6 @@ extension Database {
             }
         }
         if code != .ok { throw error(code, sql: nil) }
+        busyMode = mode
     }
 }

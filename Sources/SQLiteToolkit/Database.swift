@@ -45,6 +45,9 @@ public final class Database {
     var savepointDepth = 0
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
+    /// How the connection waits for locks now: the configuration's ``Configuration/busyMode`` after open, then
+    /// whatever ``setBusyMode(_:)`` set last.
+    public internal(set) var busyMode: BusyMode = .immediateError
     /// Counts the user closures SQLite is running, so closing from inside one waits for the running statement.
     @usableFromInline let callbackScope = CallbackScope()
     /// The connection after ``close()`` was called from inside a callback, until the running statement returns.
@@ -293,7 +296,9 @@ public final class Database {
     func cachedStatement(_ sql: String) throws -> Statement {
         _ = try connection(for: sql)
         if let statement = statementCache.checkOut(sql) { return statement }
-        return try prepare(sql, persistent: true, isCached: true)
+        // SQLITE_PREPARE_PERSISTENT only for SQL the cache saw before: it keeps SQLite off its lookaside allocator,
+        // which slows down preparing and finalizing a statement that is used once.
+        return try prepare(sql, persistent: statementCache.shouldPreparePersistent(sql), isCached: true)
     }
 
     /// The statement cache's size and use.

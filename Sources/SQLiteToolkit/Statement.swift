@@ -48,8 +48,11 @@ public final class Statement {
     @exclusivity(unchecked) var isCheckedOut = false
     /// Whether the statement is the one the cache keeps for its SQL.
     @exclusivity(unchecked) var isInCache = false
-    /// When the cache last handed the statement out, for least-recently-used eviction.
-    @exclusivity(unchecked) var lastUse: UInt64 = 0
+    /// The statement cache's least-recently-used list runs through its statements: the neighbours, unretained
+    /// (the cache's dictionary retains every statement on the list), and whether the statement is on it.
+    @exclusivity(unchecked) var cacheNewer: Unmanaged<Statement>?
+    @exclusivity(unchecked) var cacheOlder: Unmanaged<Statement>?
+    @exclusivity(unchecked) var isOnCacheList = false
     /// The names of the parameters without their `:`, `@` or `$` (`nil` for `?` and `?NNN`), built on the first
     /// binding of named arguments.
     @exclusivity(unchecked) private var bareParameterNames: [String?]?
@@ -196,6 +199,7 @@ public final class Statement {
     }
 
     /// The parameters' names without their prefix, read once per statement.
+    @usableFromInline
     func parameterNamesWithoutPrefix() -> [String?] {
         if let bareParameterNames { return bareParameterNames }
         let names = (0..<parameterCount).map { index -> String? in
@@ -239,6 +243,85 @@ public final class Statement {
             sql: sql,
             reason: .argumentMismatch(expected: Int(parameterCount), given: given)
         )
+    }
+
+    /// Binds named arguments given as `(name, value)` pairs, without building a dictionary: the fast way to bind
+    /// `:name` parameters in a loop. Names may be written with or without their `:`, `@` or `$` prefix.
+    ///
+    /// ```swift
+    /// let insert = try db.prepare("INSERT INTO player (name, score) VALUES (:name, :score)")
+    /// for player in players {
+    ///     try insert.execute(named: ("name", player.name), ("score", player.score))
+    /// }
+    /// ```
+    ///
+    /// Pairs given in the order of the parameters (the usual case) are matched by comparing each name with the
+    /// parameter at its position, once per call, with no hashing; pairs in any other order are matched by name
+    /// through ``StatementArguments``. Any mismatch — a missing, unknown or repeated name — throws before anything
+    /// runs, with the same reasons as a dictionary.
+    @inlinable
+    public func bind<First: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        named first: (String, First),
+        _ rest: repeat (String, each Value)
+    ) throws {
+        try checkUsable()
+        checksColumnsAfterStep = true
+        let names = parameterNamesWithoutPrefix()
+        var inOrder = !names.isEmpty && Statement.parameterName(names[0], matches: first.0)
+        var position = 1
+        for (name, _) in repeat each rest {
+            if inOrder {
+                inOrder = position < names.count && Statement.parameterName(names[position], matches: name)
+            }
+            position += 1
+        }
+        guard inOrder, position == names.count else {
+            var dictionary: [String: (any DatabaseValueConvertible)?] = [first.0: first.1]
+            var repeated: String?
+            for (name, value) in repeat each rest {
+                if dictionary.updateValue(value, forKey: name) != nil { repeated = name }
+            }
+            try bindNamed(dictionary, repeated: repeated)
+            return
+        }
+        try first.1.bind(to: handle, at: 1)
+        var index: Int32 = 2
+        for (_, value) in repeat each rest {
+            try value.bind(to: handle, at: index)
+            index += 1
+        }
+    }
+
+    /// Binds named arguments given out of order, or reports why they do not match.
+    @usableFromInline
+    func bindNamed(_ dictionary: [String: (any DatabaseValueConvertible)?], repeated: String?) throws {
+        if let repeated {
+            throw DatabaseError.misuse(
+                "the argument \"\(repeated)\" is given twice", sql: sql, reason: .duplicateArgumentName(repeated))
+        }
+        try StatementArguments(dictionary).bind(to: self)
+    }
+
+    /// Whether `name`, with or without its prefix, names the parameter whose name without prefix is `bare`.
+    @inlinable
+    static func parameterName(_ bare: String?, matches name: String) -> Bool {
+        guard let bare else { return false }
+        if name == bare { return true }
+        guard let first = name.utf8.first,
+            first == UInt8(ascii: ":") || first == UInt8(ascii: "@") || first == UInt8(ascii: "$")
+        else { return false }
+        return name.utf8.dropFirst().elementsEqual(bare.utf8)
+    }
+
+    /// Binds named arguments given as `(name, value)` pairs (see ``bind(named:_:)``), runs the statement to
+    /// completion and resets it.
+    @inlinable
+    public func execute<First: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        named first: (String, First),
+        _ rest: repeat (String, each Value)
+    ) throws {
+        try bind(named: first, repeat each rest)
+        try run()
     }
 
     /// Binds positional or named arguments; throws before binding anything when they do not match the parameters.
