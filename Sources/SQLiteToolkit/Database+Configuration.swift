@@ -66,7 +66,7 @@ extension Database {
         }
     }
 
-    /// Changes how the connection waits for locks.
+    /// Changes how the connection waits for locks; ``busyMode`` reads it back.
     public func setBusyMode(_ mode: BusyMode) throws {
         let connection = try connection()
         let code: ResultCode
@@ -77,8 +77,13 @@ extension Database {
             let milliseconds = max(0, min(Double(Int32.max), (seconds * 1000).rounded()))
             code = connection.busyTimeout(Int32(milliseconds))
         case .handler(let handler):
-            code = connection.setBusyHandler { retries in handler(Int(retries)) }
+            let scope = callbackScope
+            // A connection closed from inside a callback stops waiting: its statement fails with SQLITE_BUSY.
+            code = connection.setBusyHandler { retries in
+                !scope.isClosing && scope.run { handler(Int(retries)) } && !scope.isClosing
+            }
         }
         if code != .ok { throw error(code, sql: nil) }
+        busyMode = mode
     }
 }

@@ -59,7 +59,11 @@ extension Database {
     /// Runs a script of statements separated by `;`, calling `rowHandler` with every row any of them returns.
     /// Stops at the first failing statement and throws its error (statements before it stay applied, unless the
     /// script runs in a transaction). FMDB's `executeStatements:withResultBlock:`.
+    ///
+    /// - Throws: ``DatabaseError``; SQL holding a NUL character throws ``DatabaseError/Reason/embeddedNUL(offset:)``
+    ///   before anything runs (SQLite would silently ignore the statements after it).
     public func executeScript(_ sql: String, rowHandler: ((Row) throws -> Void)? = nil) throws {
+        if let offset = Database.nulOffset(in: sql) { throw Database.nulError(offset: offset, sql: sql) }
         try sql.withCString { start in
             var cursor = start
             while cursor.pointee != 0 {
@@ -137,7 +141,8 @@ extension Database {
         // No cursor: the statement is stepped once, read, and reset right here.
         let statement = try cachedStatement(sql)
         defer {
-            _ = statement.handle.reset()
+            // Once retired (a callback closed the connection), the handle may be finalized: never touch it.
+            if !statement.isFinalized { _ = statement.handle.reset() }
             statementCache.checkIn(statement)
         }
         do {
@@ -147,6 +152,38 @@ extension Database {
         } catch {
             throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
         }
+    }
+
+    /// The first column of the first row; throws ``DatabaseError/Reason/noRow`` (code `SQLITE_NOTFOUND`) when the
+    /// query returns no row. Use ``queryValue(_:_:as:)`` to get `nil` instead.
+    ///
+    /// ```swift
+    /// let name = try db.queryRequiredValue("SELECT name FROM player WHERE id = ?", 1, as: String.self)
+    /// ```
+    @inlinable
+    public func queryRequiredValue<T: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        _ sql: String,
+        _ arguments: repeat each Value,
+        as type: T.Type = T.self
+    ) throws -> T {
+        let statement = try cachedStatement(sql)
+        defer {
+            if !statement.isFinalized { _ = statement.handle.reset() }
+            statementCache.checkIn(statement)
+        }
+        do {
+            try statement.bind(repeat each arguments)
+            guard try statement.step() else { throw Database.noRowError(sql: sql) }
+            return try statement.currentRow.value(at: 0, as: T.self)
+        } catch {
+            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
+        }
+    }
+
+    /// The error of a required value whose query returned no row.
+    @usableFromInline
+    static func noRowError(sql: String) -> DatabaseError {
+        DatabaseError(extendedCode: .notfound, message: "the query returned no row", sql: sql, reason: .noRow)
     }
 
     /// The first row as a dictionary from column names to values, or `nil` when there is no row.

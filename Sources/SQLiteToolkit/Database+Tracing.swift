@@ -26,7 +26,8 @@ extension Database {
     }
 
     /// Calls `handler` with each statement the connection runs, or stops tracing with `nil`. Tracing costs nothing
-    /// while it is off: no callback is installed.
+    /// while it is off: no callback is installed. Closing the connection from `handler` is deferred until the
+    /// traced statement returns (see ``close()``).
     ///
     /// ```swift
     /// db.trace(options: .duration) { print($0.sql, $0.duration ?? 0) }
@@ -40,30 +41,34 @@ extension Database {
             return
         }
         let expanded = options.contains(.expandedSQL)
+        let scope = callbackScope
         let code: ResultCode
         if options.contains(.duration) {
             code = connection.setTraceHandler(events: .profile) { event in
                 guard case .profile(let statement, let nanoseconds) = event else { return }
                 let sql = (expanded ? statement.expandedSQL() : statement.sql()) ?? ""
-                handler(TracedStatement(sql: sql, duration: Double(nanoseconds) / 1e9))
+                scope.run { handler(TracedStatement(sql: sql, duration: Double(nanoseconds) / 1e9)) }
             }
         } else {
             code = connection.setTraceHandler(events: .stmt) { event in
                 guard case .statement(let statement, let sql) = event else { return }
                 let text = expanded && !sql.hasPrefix("--") ? (statement.expandedSQL() ?? sql) : sql
-                handler(TracedStatement(sql: text, duration: nil))
+                scope.run { handler(TracedStatement(sql: text, duration: nil)) }
             }
         }
         if code != .ok { throw error(code, sql: nil) }
     }
 
     /// Calls `handler` about every `instructionCount` virtual machine instructions while a statement runs, or
-    /// removes it with `nil`; returning `true` interrupts the statement with `SQLITE_INTERRUPT`.
+    /// removes it with `nil`; returning `true` interrupts the statement with `SQLITE_INTERRUPT`. Closing the
+    /// connection from `handler` is deferred until the running statement returns (see ``close()``).
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/progress_handler.html>
     public func setProgressHandler(every instructionCount: Int32 = 1000, _ handler: (() -> Bool)?) throws {
         let connection = try connection()
-        let code = connection.setProgressHandler(every: instructionCount, handler)
+        let scope = callbackScope
+        let code = connection.setProgressHandler(
+            every: instructionCount, handler.map { handler in { scope.run(handler) } })
         if code != .ok { throw error(code, sql: nil) }
     }
 }

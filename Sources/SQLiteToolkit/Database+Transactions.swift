@@ -81,7 +81,8 @@ extension Database {
         _ body: (Database) throws -> TransactionCompletion
     ) throws {
         guard !isInTransaction else {
-            throw DatabaseError.misuse("a transaction is already open; use savepoint(_:) to nest")
+            throw DatabaseError.misuse(
+                "a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
         }
         try beginTransaction(kind)
         let completion: TransactionCompletion

@@ -1,5 +1,13 @@
 import SQLiteBindings
 
+/// `sqlite3_initialize`, run once per process before the first connection opens. SQLite would initialize itself
+/// inside the first `sqlite3_open_v2`, but two threads opening their first connections at once then race on its
+/// first-time set-up (harmless by SQLite's design, yet reported by ThreadSanitizer). Swift runs a global's
+/// initializer exactly once, under a lock, whichever thread gets there first.
+///
+/// Related SQLite documentation: <https://sqlite.org/c3ref/initialize.html>
+private let libraryInitialization: ResultCode = SQLiteLibrary.initialize()
+
 /// A connection to a SQLite database: the Swift counterpart of FMDB's `FMDatabase`.
 ///
 /// ```swift
@@ -37,6 +45,13 @@ public final class Database {
     var savepointDepth = 0
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
+    /// How the connection waits for locks now: the configuration's ``Configuration/busyMode`` after open, then
+    /// whatever ``setBusyMode(_:)`` set last.
+    public internal(set) var busyMode: BusyMode = .immediateError
+    /// Counts the user closures SQLite is running, so closing from inside one waits for the running statement.
+    @usableFromInline let callbackScope = CallbackScope()
+    /// The connection after ``close()`` was called from inside a callback, until the running statement returns.
+    @exclusivity(unchecked) private var retiredConnection: ConnectionHandle?
 
     /// Opens (and by default creates) a database.
     ///
@@ -45,19 +60,28 @@ public final class Database {
     ///     database deleted on close (this build sets `SQLITE_TEMP_STORE=2`, so SQLite keeps it in memory rather
     ///     than in an unencrypted file); or a `file:` URI (`file:data.db?mode=ro`).
     ///   - configuration: open flags, VFS, busy handling and the defaults applied at open.
-    /// - Throws: ``DatabaseError`` with SQLite's code and message and the path; nothing stays open.
+    /// - Throws: ``DatabaseError`` with SQLite's code and message, and the path in ``DatabaseError/path``;
+    ///   nothing stays open.
     public init(path: String? = nil, configuration: Configuration = Configuration()) throws {
         let path = path ?? ":memory:"
         self.path = path
         self.configuration = configuration
         self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
+        let initialization = libraryInitialization
+        guard initialization == .ok else {
+            var error = DatabaseError(extendedCode: initialization, message: "\(initialization)")
+            error.path = path
+            throw error
+        }
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)
         guard code == .ok, let connection else {
-            let message = connection?.errorMessage() ?? "\(code)"
+            let message = connection?.errorMessage() ?? SQLiteLibrary.errorString(code) ?? "\(code)"
             let extended = connection.map { $0.extendedErrorCode() } ?? code
             _ = connection?.close()
-            throw DatabaseError(extendedCode: extended == .ok ? code : extended, message: "\(message) (path: \(path))")
+            var error = DatabaseError(extendedCode: extended == .ok ? code : extended, message: message)
+            error.path = path
+            throw error
         }
         self.handle = connection
         self.interruptHandle = InterruptHandle(connection)
@@ -73,6 +97,8 @@ public final class Database {
 
     deinit {
         close()
+        // No closure of this connection can be running once nothing refers to it any more.
+        if let retiredConnection { release(retiredConnection) }
     }
 
     /// Applies the configuration's defaults right after open.
@@ -90,33 +116,69 @@ public final class Database {
         if code != .ok { throw error(code, sql: nil) }
     }
 
-    /// Whether the connection is open.
+    /// Whether the connection is open: `false` once ``close()`` was called, even from inside a callback whose
+    /// statement has not finished yet.
     public var isOpen: Bool { handle != nil }
 
     /// Closes the connection: finalizes every statement it prepared (cursors still open then throw
     /// `SQLITE_MISUSE`), removes its callbacks, and closes the file. Closing twice does nothing.
+    ///
+    /// Called from inside one of the connection's own callbacks (a trace, a progress or busy handler, a function,
+    /// a hook), while a statement runs, the close is deferred: the connection is closed for its users at once
+    /// (``isOpen`` is `false`, every later use throws ``DatabaseError/Reason/connectionClosed``, the running
+    /// statement's next row too), and the statements and the file are released as soon as the statement that ran
+    /// the callback returns from SQLite: freeing it under SQLite would crash.
     public func close() {
         guard let connection = handle else { return }
         interruptHandle.invalidate()
+        handle = nil
+        // Every statement becomes unusable now, including the cached transaction statements.
+        for statement in liveStatements.values { statement.takeUnretainedValue().retire() }
+        openCursorCount = 0
+        if callbackScope.isRunningCallback {
+            callbackScope.isClosing = true
+            retiredConnection = connection
+        } else {
+            // Finalize before dropping the cached statements: a statement released while this connection is in its
+            // `deinit` must find its handle finalized, and never read its unowned reference back to the connection.
+            release(connection)
+        }
+        transactionStatements = TransactionStatements()
+        statementCache.removeAll()
+    }
+
+    /// Finishes a close that was called from inside a callback, once no callback runs any more.
+    @usableFromInline
+    func finishDeferredClose() {
+        guard let connection = retiredConnection, !callbackScope.isRunningCallback else { return }
+        retiredConnection = nil
+        callbackScope.isClosing = false
+        release(connection)
+    }
+
+    /// Finalizes the statements and closes the file.
+    private func release(_ connection: ConnectionHandle) {
         // Finalize first: a finalized statement no longer refers back to this connection when it is released.
         for statement in liveStatements.values { statement.takeUnretainedValue().finalize() }
         liveStatements.removeAll()
-        statementCache.removeAll()
-        openCursorCount = 0
         // sqlite3_close_v2, not sqlite3_close: with anything left unfinalized (a statement prepared through `handle`,
         // a backup, a BLOB), sqlite3_close fails with SQLITE_BUSY and leaves the connection open, holding its locks,
         // with nothing left to close it. close_v2 makes it a zombie that SQLite closes when the last one is finalized.
         _ = connection.closeV2()
-        handle = nil
     }
 
     /// The open connection, or `SQLITE_MISUSE` once closed.
     @usableFromInline
     func connection(for sql: String? = nil) throws -> ConnectionHandle {
-        guard let handle else {
-            throw DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
-        }
+        guard let handle else { throw closedError(sql: sql) }
         return handle
+    }
+
+    /// The error of a use after close; finishes a deferred close on the way, when it is safe.
+    @usableFromInline
+    func closedError(sql: String?) -> DatabaseError {
+        finishDeferredClose()
+        return DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
     }
 
     /// Makes the error for a failed call, with SQLite's message and the offset of the failing token.
@@ -146,25 +208,58 @@ public final class Database {
     func prepare(_ sql: String, persistent: Bool, isCached: Bool) throws -> Statement {
         let connection = try connection(for: sql)
         let flags: PrepareFlags = persistent ? .persistent : []
-        let result = sql.withCString { text -> (ResultCode, StatementHandle?, Bool) in
+        let result = sql.withCString { text -> (ResultCode, StatementHandle?, Int) in
             let (code, statement, tail) = connection.prepare(sql: text, byteCount: -1, flags: flags)
-            // Only white space, semicolons and comments may follow the one statement.
-            let hasMore = tail.map { !Database.isOnlyComments(String(cString: $0)) } ?? false
-            return (code, statement, hasMore)
+            return (code, statement, tail.map { $0 - text } ?? 0)
         }
-        let (code, statementHandle, hasMore) = result
-        guard code == .ok else { throw error(code, sql: sql) }
+        let (code, statementHandle, tailOffset) = result
+        guard code == .ok else {
+            // SQLite stops reading at a NUL: say so rather than report an error in the truncated text.
+            if let offset = Database.nulOffset(in: sql) { throw Database.nulError(offset: offset, sql: sql) }
+            throw error(code, sql: sql)
+        }
+        // Only white space, semicolons and comments may follow the one statement. SQLite stops at the first NUL,
+        // so the tail is taken from the Swift string, whose UTF-8 count includes whatever follows a NUL.
+        let utf8 = sql.utf8
+        if tailOffset < utf8.count {
+            let rest = Substring(utf8[utf8.index(utf8.startIndex, offsetBy: tailOffset)...])
+            if let offset = Database.nulOffset(in: sql) {
+                _ = statementHandle?.finalize()
+                throw Database.nulError(offset: offset, sql: sql)
+            }
+            if !Database.isOnlyComments(rest) {
+                _ = statementHandle?.finalize()
+                let tail = String(rest.drop { $0.isWhitespace || $0 == ";" }.prefix(40))
+                throw DatabaseError.misuse(
+                    "the SQL holds more than one statement (unused: \"\(tail)\"); use executeScript(_:) to run several",
+                    sql: sql,
+                    reason: .multipleStatements(tail: tail)
+                )
+            }
+        }
         guard let statementHandle else {
-            throw DatabaseError.misuse("the SQL holds no statement", sql: sql)
-        }
-        guard !hasMore else {
-            _ = statementHandle.finalize()
-            throw DatabaseError.misuse(
-                "the SQL holds more than one statement; use executeScript(_:) to run several",
-                sql: sql
-            )
+            throw DatabaseError.misuse("the SQL holds no statement", sql: sql, reason: .noStatement)
         }
         return register(Statement(handle: statementHandle, sql: sql, database: self, isCached: isCached))
+    }
+
+    /// The byte offset of the first NUL in `sql`, if any.
+    static func nulOffset(in sql: String) -> Int? {
+        var offset = 0
+        for byte in sql.utf8 {
+            if byte == 0 { return offset }
+            offset += 1
+        }
+        return nil
+    }
+
+    /// The error of SQL holding a NUL, which SQLite would silently treat as the end of the text.
+    static func nulError(offset: Int, sql: String) -> DatabaseError {
+        DatabaseError.misuse(
+            "the SQL holds a NUL character at byte \(offset); SQLite would ignore the text after it",
+            sql: sql,
+            reason: .embeddedNUL(offset: offset)
+        )
     }
 
     /// Records a new statement, so closing the connection finalizes it.
@@ -174,8 +269,8 @@ public final class Database {
     }
 
     /// Whether `text` holds only SQL comments and white space.
-    static func isOnlyComments(_ text: String) -> Bool {
-        var rest = Substring(text)
+    static func isOnlyComments(_ text: Substring) -> Bool {
+        var rest = text
         while let first = rest.first {
             if first.isWhitespace || first == ";" {
                 rest = rest.dropFirst()
@@ -201,7 +296,9 @@ public final class Database {
     func cachedStatement(_ sql: String) throws -> Statement {
         _ = try connection(for: sql)
         if let statement = statementCache.checkOut(sql) { return statement }
-        return try prepare(sql, persistent: true, isCached: true)
+        // SQLITE_PREPARE_PERSISTENT only for SQL the cache saw before: it keeps SQLite off its lookaside allocator,
+        // which slows down preparing and finalizing a statement that is used once.
+        return try prepare(sql, persistent: statementCache.shouldPreparePersistent(sql), isCached: true)
     }
 
     /// The statement cache's size and use.

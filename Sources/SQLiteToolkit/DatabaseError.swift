@@ -17,6 +17,24 @@ import SQLiteBindings
 /// The bound arguments appear in the error only when the connection was opened with
 /// ``Database/Configuration/includesArgumentsInErrors`` set: by default an error never carries user data.
 ///
+/// The errors the toolkit detects itself (a closed connection, an argument mismatch, a second statement, ...)
+/// also carry a typed ``reason``:
+///
+/// ```swift
+/// } catch let error as DatabaseError where error.reason == .nestedTransaction {
+/// ```
+///
+/// In Swift Testing, `#expect(throws: ResultCode.constraint)` cannot match a `DatabaseError`: that form casts the
+/// thrown error to the expected value's type (`ResultCode`) and compares with `==`, and a `DatabaseError` is not a
+/// `ResultCode`. Ask for the error's type instead; the macro returns the error, to check its code or reason:
+///
+/// ```swift
+/// let error = #expect(throws: DatabaseError.self) { try db.execute("INSERT INTO t VALUES (1)") }
+/// #expect(error?.code == .constraint)
+/// let nested = try #require(throws: DatabaseError.self) { try db.transaction { _ in try db.transaction { _ in } } }
+/// #expect(nested.reason == .nestedTransaction)
+/// ```
+///
 /// Related SQLite documentation: <https://sqlite.org/rescode.html>
 public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringConvertible {
     /// The extended result code (`.constraintUnique`); the primary code is ``code``.
@@ -33,6 +51,13 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
     /// Why the toolkit itself refused the call, for the errors it detects before or around SQLite (a closed
     /// connection, an argument mismatch, ...); `nil` for errors SQLite reports.
     public var reason: Reason?
+    /// The path of the database that failed to open, for errors of ``Database/init(path:configuration:)``;
+    /// ``message`` stays SQLite's own.
+    public var path: String?
+    /// The 1-based index of the parameter that failed to bind, for bind errors.
+    public var parameterIndex: Int?
+    /// The name of the parameter that failed to bind (`:name`), when it has one.
+    public var parameterName: String?
 
     /// Creates an error.
     public init(
@@ -73,6 +98,11 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
     /// The code, the message, the SQL with the error position, and the arguments when included.
     public var description: String {
         var text = "SQLite error \(extendedCode.rawValue) (\(extendedCode.name ?? "unknown code")): \(message)"
+        if let path { text += " — path: \(path)" }
+        if let parameterIndex {
+            text += " — parameter \(parameterIndex)"
+            if let parameterName { text += " (\(parameterName))" }
+        }
         if let sql {
             text += " — in SQL: \(sql)"
             if let errorOffset { text += " (at byte \(errorOffset))" }
@@ -91,14 +121,14 @@ extension DatabaseError {
 
     /// The error of a value that cannot be read or bound as asked.
     @usableFromInline
-    static func mismatch(_ message: String, sql: String? = nil) -> DatabaseError {
-        DatabaseError(extendedCode: .mismatch, message: message, sql: sql)
+    static func mismatch(_ message: String, sql: String? = nil, reason: Reason? = nil) -> DatabaseError {
+        DatabaseError(extendedCode: .mismatch, message: message, sql: sql, reason: reason)
     }
 
     /// The error of an index or name out of range.
     @usableFromInline
-    static func range(_ message: String, sql: String? = nil) -> DatabaseError {
-        DatabaseError(extendedCode: .range, message: message, sql: sql)
+    static func range(_ message: String, sql: String? = nil, reason: Reason? = nil) -> DatabaseError {
+        DatabaseError(extendedCode: .range, message: message, sql: sql, reason: reason)
     }
 }
 
@@ -120,6 +150,40 @@ extension DatabaseError {
 
         // MARK: Connection and statements
         /// The connection is closed (or the statement or cursor belonged to a connection that was closed since).
+        /// Also the reason after ``Database/close()`` was called from inside one of the connection's own callbacks:
+        /// the close then waits for the running statement to finish, and every use from then on throws this.
         case connectionClosed
+        /// The statement has `expected` parameters and `given` positional arguments were passed.
+        case argumentMismatch(expected: Int, given: Int)
+        /// Named arguments match no parameter of the statement (the names, without their prefix, sorted).
+        case unknownArgumentNames([String])
+        /// Parameters of the statement got no named argument (the names as the SQL spells them).
+        case missingArgumentNames([String])
+        /// The same named argument was given twice, with and without its prefix (`"id"` and `":id"`).
+        case duplicateArgumentName(String)
+        /// A dictionary of named arguments was given to a statement whose parameter at `index` (1-based) is
+        /// positional (`?` or `?NNN`).
+        case positionalParameter(index: Int)
+        /// A single-statement API got SQL with a second statement; `tail` is the start of what was left over.
+        case multipleStatements(tail: String)
+        /// The SQL holds no statement (only white space or comments).
+        case noStatement
+        /// The SQL holds a NUL character at byte `offset`; SQLite would silently ignore everything after it.
+        case embeddedNUL(offset: Int)
+        /// A transaction was begun while one is open; use ``Database/savepoint(_:)`` to nest.
+        case nestedTransaction
+        /// No result column has this name (compared case-insensitively).
+        case columnNotFound(String)
+        /// A column index is outside `0..<count`.
+        case columnIndexOutOfRange(index: Int, count: Int)
+        /// The statement is being read by an open cursor and cannot run again until the cursor ends.
+        case statementInUse
+        /// A single-value query that requires a row found none.
+        case noRow
+        /// NULL was read as a type that cannot hold it (read an optional instead).
+        case unexpectedNull
+        /// A stored value cannot be read as the type asked for, or a value cannot be stored (an integer above
+        /// `Int64.max`, a date outside what its format holds, NaN).
+        case valueMismatch
     }
 }

@@ -34,6 +34,34 @@ public enum DatabaseValue: Sendable, Hashable {
     }
 }
 
+extension DatabaseValue {
+    /// The storage class and size, never the value: `INTEGER`, `REAL`, `TEXT of 12 bytes`, `BLOB of 16 bytes`.
+    /// Errors use it, because by default they carry no user data.
+    public var storageDescription: String {
+        switch self {
+        case .null: "NULL"
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text(let text): "TEXT of \(text.utf8.count) bytes"
+        case .blob(let data): "BLOB of \(data.count) bytes"
+        }
+    }
+
+    /// ``description`` cut to about `limit` characters, for errors that opted in to show values: the start of
+    /// a long text or blob and its size, built without formatting the rest.
+    public func truncatedDescription(limit: Int = 64) -> String {
+        switch self {
+        case .text(let text) where text.utf8.count > limit:
+            let start = String(decoding: text.utf8.prefix(limit), as: UTF8.self)
+            return DatabaseValue.text(start).description + "... (\(storageDescription))"
+        case .blob(let data) where data.count > limit / 2:
+            return DatabaseValue.blob(data.prefix(limit / 2)).description + "... (\(storageDescription))"
+        default:
+            return description
+        }
+    }
+}
+
 extension DatabaseValue: CustomStringConvertible {
     /// The value as SQL would show it: `NULL`, `42`, `1.5`, `'text'`, `X'0A0B'`.
     public var description: String {

@@ -52,9 +52,7 @@ extension DatabaseValueConvertible {
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Self {
         let value = DatabaseValue.read(from: statement, at: index)
         if case .null = value { return try readNull() }
-        guard let converted = fromDatabaseValue(value) else {
-            throw DatabaseError.mismatch("cannot read \(value) as \(Self.self)")
-        }
+        guard let converted = fromDatabaseValue(value) else { throw readMismatch(value, as: Self.self) }
         return converted
     }
 }
@@ -63,8 +61,16 @@ extension DatabaseValueConvertible {
     /// Throws `SQLITE_MISMATCH`: a non-optional type cannot hold NULL.
     @inlinable
     public static func readNull() throws -> Self {
-        throw DatabaseError.mismatch("NULL cannot be read as \(Self.self); read it as \(Self.self)? instead")
+        throw DatabaseError.mismatch(
+            "NULL cannot be read as \(Self.self); read it as \(Self.self)? instead", reason: .unexpectedNull)
     }
+}
+
+/// The error of a stored value that cannot be read as `type`: it names the type, the storage class and the size,
+/// never the value (``Row`` adds the value, truncated, when the connection opted in to values in errors).
+@usableFromInline
+func readMismatch<T>(_ value: DatabaseValue, as type: T.Type) -> DatabaseError {
+    DatabaseError.mismatch("cannot read \(value.storageDescription) as \(T.self)", reason: .valueMismatch)
 }
 
 /// Throws the error of a failed bind.
@@ -73,6 +79,26 @@ func check(bind code: ResultCode, at index: Int32) throws {
     guard code == .ok else {
         throw DatabaseError(extendedCode: code, message: "cannot bind parameter \(index): \(code)")
     }
+}
+
+/// Throws the error of a failed bind, with SQLite's message and the parameter's index and name.
+@inlinable
+func check(bind code: ResultCode, at index: Int32, of statement: StatementHandle) throws {
+    guard code == .ok else { throw bindError(code, at: index, of: statement) }
+}
+
+@usableFromInline
+func bindError(_ code: ResultCode, at index: Int32, of statement: StatementHandle) -> DatabaseError {
+    let connection = statement.connection()
+    let extended = connection?.extendedErrorCode() ?? code
+    var error = DatabaseError(
+        extendedCode: extended.primary == code.primary ? extended : code,
+        message: connection?.errorMessage() ?? SQLiteLibrary.errorString(code) ?? "\(code)",
+        sql: statement.sql()
+    )
+    error.parameterIndex = Int(index)
+    error.parameterName = statement.bindParameterName(index)
+    return error
 }
 
 // MARK: - DatabaseValue
@@ -88,10 +114,10 @@ extension DatabaseValue: DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         switch self {
-        case .null: try check(bind: statement.bindNull(index), at: index)
-        case .integer(let value): try check(bind: statement.bindInt64(index, value), at: index)
+        case .null: try check(bind: statement.bindNull(index), at: index, of: statement)
+        case .integer(let value): try check(bind: statement.bindInt64(index, value), at: index, of: statement)
         case .real(let value): try value.bind(to: statement, at: index)
-        case .text(let value): try check(bind: statement.bindText(index, value), at: index)
+        case .text(let value): try check(bind: statement.bindText(index, value), at: index, of: statement)
         case .blob(let value): try value.bind(to: statement, at: index)
         }
     }
@@ -131,9 +157,10 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         guard let value = Int64(exactly: self) else {
-            throw DatabaseError.mismatch("\(Self.self) \(self) does not fit SQLite's 64-bit signed integers")
+            throw DatabaseError.mismatch(
+                "a \(Self.self) above Int64.max does not fit SQLite's 64-bit signed integers", reason: .valueMismatch)
         }
-        try check(bind: statement.bindInt64(index, value), at: index)
+        try check(bind: statement.bindInt64(index, value), at: index, of: statement)
     }
 
     /// Reads the column as SQLite's 64-bit integer; throws `SQLITE_MISMATCH` when it does not fit the type.
@@ -142,7 +169,8 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
         let value = statement.columnInt64(index)
         if value == 0, statement.columnType(index) == .null { return try readNull() }
         guard let converted = Self(exactly: value) else {
-            throw DatabaseError.mismatch("\(value) does not fit \(Self.self)")
+            throw DatabaseError.mismatch(
+                "an INTEGER out of \(Self.self)'s range cannot be read", reason: .valueMismatch)
         }
         return converted
     }
@@ -177,8 +205,10 @@ extension Double: DatabaseValueConvertible {
     /// Binds the number; NaN throws `SQLITE_MISMATCH`, because SQLite would store it as NULL.
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
-        guard !isNaN else { throw DatabaseError.mismatch("NaN cannot be stored: SQLite would store it as NULL") }
-        try check(bind: statement.bindDouble(index, self), at: index)
+        guard !isNaN else {
+            throw DatabaseError.mismatch("NaN cannot be stored: SQLite would store it as NULL", reason: .valueMismatch)
+        }
+        try check(bind: statement.bindDouble(index, self), at: index, of: statement)
     }
 
     /// Reads the column as a double, with SQLite's conversions.
@@ -230,7 +260,7 @@ extension Bool: DatabaseValueConvertible {
     /// Binds 1 or 0.
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
-        try check(bind: statement.bindInt64(index, self ? 1 : 0), at: index)
+        try check(bind: statement.bindInt64(index, self ? 1 : 0), at: index, of: statement)
     }
 
     /// Reads the column as an integer: non-zero is `true` (text is converted as SQLite does).
@@ -257,7 +287,7 @@ extension String: DatabaseValueConvertible {
     /// Binds the text; SQLite copies it.
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
-        try check(bind: statement.bindText(index, self), at: index)
+        try check(bind: statement.bindText(index, self), at: index, of: statement)
     }
 
     /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`).
@@ -285,7 +315,7 @@ extension Data: DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         let code = withUnsafeBytes { statement.bindBlob(index, $0) }
-        try check(bind: code, at: index)
+        try check(bind: code, at: index, of: statement)
     }
 
     /// Reads the column as bytes (text gives its UTF-8).
@@ -310,7 +340,7 @@ extension [UInt8]: DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         let code = withUnsafeBytes { statement.bindBlob(index, $0) }
-        try check(bind: code, at: index)
+        try check(bind: code, at: index, of: statement)
     }
 
     /// Reads the column as bytes (text gives its UTF-8).
@@ -338,7 +368,7 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         switch self {
-        case .none: try check(bind: statement.bindNull(index), at: index)
+        case .none: try check(bind: statement.bindNull(index), at: index, of: statement)
         case .some(let value): try value.bind(to: statement, at: index)
         }
     }

@@ -24,9 +24,12 @@ public final class Rows {
 
     @usableFromInline
     init(statement: Statement, returnsToCache: Bool) throws {
+        try statement.checkUsable()
         guard !statement.hasOpenCursor else {
-            throw DatabaseError.misuse("the statement is already being read by another cursor", sql: statement.sql)
+            throw DatabaseError.misuse(
+                "the statement is already being read by another cursor", sql: statement.sql, reason: .statementInUse)
         }
+        statement.checksColumnsAfterStep = true
         self.statement = statement
         self.returnsToCache = returnsToCache
         statement.hasOpenCursor = true
@@ -46,12 +49,14 @@ public final class Rows {
         if let failure { throw failure }
         if isFinished { return nil }
         if statement.isFinalized {
+            _ = statement.finalizedError()  // finishes a close deferred from inside a callback
             let error = DatabaseError.misuse(
                 "the database was closed while a cursor was open", sql: statement.sql, reason: .connectionClosed)
             failure = error
             throw error
         }
         let code = statement.handle.step()
+        statement.checkColumnsAfterFirstStep()
         if code == .row { return Row(statement: statement) }
         if code == .done {
             close()
@@ -83,7 +88,12 @@ public final class Rows {
         guard !isFinished else { return }
         isFinished = true
         statement.hasOpenCursor = false
-        guard !statement.isFinalized else { return }  // the connection closed, and may be gone
+        statement.checksColumnsAfterStep = true
+        guard !statement.isFinalized else {
+            // The connection closed: release it if a callback closed it while this cursor's statement ran.
+            _ = statement.finalizedError()
+            return
+        }
         statement.database.openCursorCount -= 1
         _ = statement.handle.reset()
         if returnsToCache { statement.database.statementCache.checkIn(statement) }
@@ -131,7 +141,23 @@ public struct Row {
 
     @inlinable
     func read<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int32) throws -> T {
-        try T.read(from: statement.handle, at: index)
+        do {
+            return try T.read(from: statement.handle, at: index)
+        } catch {
+            throw readError(error, at: index)
+        }
+    }
+
+    /// Adds the SQL to a failed read and, when the connection opted in to values in errors, the value, truncated.
+    @usableFromInline
+    func readError(_ error: any Error, at index: Int32) -> any Error {
+        guard var error = error as? DatabaseError else { return error }
+        if error.sql == nil { error.sql = statement.sql }
+        if error.code == .mismatch, !statement.isFinalized, statement.database.configuration.includesArgumentsInErrors {
+            let value = DatabaseValue.read(from: statement.handle, at: index)
+            error.message += " (value: \(value.truncatedDescription()))"
+        }
+        return error
     }
 
     /// The bytes of column `index` without copying, valid only until the cursor moves on or the column is read
@@ -143,6 +169,17 @@ public struct Row {
     ) throws -> R {
         try statement.checkUsable()
         return try body(statement.handle.columnBlobNoCopy(try statement.columnIndex(index)))
+    }
+
+    /// The bytes of the leftmost column named `name` (case-insensitive) without copying, valid only until the
+    /// cursor moves on or the column is read again as another type. Empty for NULL and for an empty blob.
+    @inlinable
+    public func withUnsafeBytes<R>(
+        named name: String,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        try statement.checkUsable()
+        return try body(statement.handle.columnBlobNoCopy(try statement.columnIndex(named: name)))
     }
 
     /// The value of column `index` in its storage class; `.null` for an index out of range or once the

@@ -25,12 +25,21 @@ public final class Statement {
     // Hot mutable state is `@exclusivity(unchecked)`: a statement is confined to its connection's thread, and
     // the dynamic exclusivity checks on these flags cost more than the SQLite calls they guard.
 
-    /// Whether the statement was finalized (the connection closed).
+    /// Whether the statement can no longer be used because its connection was closed. Its C handle is finalized
+    /// then, or, when the connection was closed from inside a callback, as soon as the running statement returns.
     @exclusivity(unchecked) public internal(set) var isFinalized = false
+    /// Whether the C handle was finalized: it must never be used again, not even by `deinit`.
+    @exclusivity(unchecked) private var isHandleFinalized = false
     /// The number of parameters (`?`, `?NNN`, `:name`, `@name`, `$name`); `?NNN` counts up to its largest number.
     public let parameterCount: Int32
-    /// The number of result columns; 0 for statements that return no rows.
-    public let columnCount: Int32
+    /// The number of result columns; 0 for statements that return no rows. It follows a schema change: when SQLite
+    /// re-prepares the statement (`ALTER TABLE ... ADD COLUMN` under a `SELECT *`), the count and the names are read
+    /// again after the first step.
+    @exclusivity(unchecked) public private(set) var columnCount: Int32
+    /// SQLite's count of the statement's re-preparations (`SQLITE_STMTSTATUS_REPREPARE`) when the columns were read.
+    @exclusivity(unchecked) private var knownRepreparations: Int32 = 0
+    /// Whether the next step is the first of a run, after which the columns are checked against a re-preparation.
+    @exclusivity(unchecked) @usableFromInline var checksColumnsAfterStep = true
     /// Column names and their leftmost case-insensitive match, built on the first read by name.
     @exclusivity(unchecked) @usableFromInline var nameIndex: ColumnNameIndex?
     /// Whether a cursor is reading the statement's rows.
@@ -39,8 +48,11 @@ public final class Statement {
     @exclusivity(unchecked) var isCheckedOut = false
     /// Whether the statement is the one the cache keeps for its SQL.
     @exclusivity(unchecked) var isInCache = false
-    /// When the cache last handed the statement out, for least-recently-used eviction.
-    @exclusivity(unchecked) var lastUse: UInt64 = 0
+    /// The statement cache's least-recently-used list runs through its statements: the neighbours, unretained
+    /// (the cache's dictionary retains every statement on the list), and whether the statement is on it.
+    @exclusivity(unchecked) var cacheNewer: Unmanaged<Statement>?
+    @exclusivity(unchecked) var cacheOlder: Unmanaged<Statement>?
+    @exclusivity(unchecked) var isOnCacheList = false
     /// The names of the parameters without their `:`, `@` or `$` (`nil` for `?` and `?NNN`), built on the first
     /// binding of named arguments.
     @exclusivity(unchecked) private var bareParameterNames: [String?]?
@@ -61,27 +73,58 @@ public final class Statement {
     }
 
     deinit {
-        if !isFinalized {
+        if !isHandleFinalized {
             _ = handle.finalize()
             database.forget(self)
         }
     }
 
-    /// Finalizes the statement; later uses throw. Called by the connection when it closes.
-    func finalize() {
+    /// Makes the statement unusable: later uses throw. Called by the connection when it closes; the handle stays
+    /// valid until ``finalize()``, because the statement may be running a callback that closed the connection.
+    func retire() {
         guard !isFinalized else { return }
         finalizedColumnNames = columnNames
         isFinalized = true
+    }
+
+    /// Retires the statement and finalizes its handle. Called by the connection when it releases its statements.
+    func finalize() {
+        retire()
+        guard !isHandleFinalized else { return }
+        isHandleFinalized = true
         _ = handle.finalize()
     }
 
     /// Throws `SQLITE_MISUSE` when the statement or its connection is no longer usable.
     @inlinable
     func checkUsable() throws {
-        if isFinalized {
-            throw DatabaseError.misuse(
-                "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
-        }
+        if isFinalized { throw finalizedError() }
+    }
+
+    /// The error of a use after close; finishes a close deferred from inside a callback, when it is safe.
+    @usableFromInline
+    func finalizedError() -> DatabaseError {
+        if !isHandleFinalized { database.finishDeferredClose() }
+        return DatabaseError.misuse(
+            "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
+    }
+
+    /// After the first step of a run: reads the column count and names again when SQLite re-prepared the statement
+    /// since they were read (a schema change). One status call per run, none per row.
+    @inlinable
+    func checkColumnsAfterFirstStep() {
+        if checksColumnsAfterStep { refreshColumnsIfReprepared() }
+    }
+
+    @usableFromInline
+    func refreshColumnsIfReprepared() {
+        checksColumnsAfterStep = false
+        guard !isFinalized else { return }
+        let repreparations = handle.status(.reprepare, reset: false)
+        guard repreparations != knownRepreparations else { return }
+        knownRepreparations = repreparations
+        columnCount = handle.columnCount()
+        nameIndex = nil
     }
 
     // MARK: - Columns
@@ -111,11 +154,27 @@ public final class Statement {
     /// Checks a column index against the column count.
     @inlinable
     func columnIndex(_ index: Int) throws -> Int32 {
-        guard index >= 0, index < Int(columnCount) else {
-            throw DatabaseError.range(
-                "column index \(index) is out of range: the statement has \(columnCount) columns", sql: sql)
-        }
+        guard index >= 0, index < Int(columnCount) else { throw columnRangeError(index) }
         return Int32(truncatingIfNeeded: index)
+    }
+
+    @usableFromInline
+    func columnRangeError(_ index: Int) -> DatabaseError {
+        DatabaseError.range(
+            "column index \(index) is out of range: the statement has \(columnCount) columns",
+            sql: sql,
+            reason: .columnIndexOutOfRange(index: index, count: Int(columnCount))
+        )
+    }
+
+    /// The index of the leftmost result column named `name`, compared case-insensitively, or `nil` when no
+    /// column has that name. Resolve a name once and read by index in a loop to skip the lookup per row.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/column_name.html>
+    public func columnIndex(forName name: String) throws -> Int? {
+        try checkUsable()
+        if nameIndex == nil { nameIndex = ColumnNameIndex(names: columnNames) }
+        return nameIndex?.index(of: name).map(Int.init)
     }
 
     /// The index of the leftmost column named `name`, compared case-insensitively. The names are read once per
@@ -129,19 +188,18 @@ public final class Statement {
     @usableFromInline
     func resolveColumnIndex(named name: String) throws -> Int32 {
         if nameIndex == nil {
-            guard !isFinalized else {
-                throw DatabaseError.misuse(
-                    "the statement was finalized because its database was closed", sql: sql, reason: .connectionClosed)
-            }
+            guard !isFinalized else { throw finalizedError() }
             nameIndex = ColumnNameIndex(names: columnNames)
         }
         guard let index = nameIndex?.index(of: name) else {
-            throw DatabaseError.range("no column named \"\(name)\"; the columns are \(columnNames)", sql: sql)
+            throw DatabaseError.range(
+                "no column named \"\(name)\"; the columns are \(columnNames)", sql: sql, reason: .columnNotFound(name))
         }
         return index
     }
 
     /// The parameters' names without their prefix, read once per statement.
+    @usableFromInline
     func parameterNamesWithoutPrefix() -> [String?] {
         if let bareParameterNames { return bareParameterNames }
         let names = (0..<parameterCount).map { index -> String? in
@@ -168,12 +226,8 @@ public final class Statement {
         try checkUsable()
         var count: Int32 = 0
         for _ in repeat each arguments { count += 1 }
-        guard count == parameterCount else {
-            throw DatabaseError.misuse(
-                "the statement expects \(parameterCount) arguments, \(count) were given",
-                sql: sql
-            )
-        }
+        guard count == parameterCount else { throw argumentCountError(given: Int(count)) }
+        checksColumnsAfterStep = true
         var index: Int32 = 1
         for argument in repeat each arguments {
             try argument.bind(to: handle, at: index)
@@ -181,9 +235,99 @@ public final class Statement {
         }
     }
 
+    /// The error of a positional argument count that differs from the parameter count.
+    @usableFromInline
+    func argumentCountError(given: Int) -> DatabaseError {
+        DatabaseError.misuse(
+            "the statement expects \(parameterCount) arguments, \(given) were given",
+            sql: sql,
+            reason: .argumentMismatch(expected: Int(parameterCount), given: given)
+        )
+    }
+
+    /// Binds named arguments given as `(name, value)` pairs, without building a dictionary: the fast way to bind
+    /// `:name` parameters in a loop. Names may be written with or without their `:`, `@` or `$` prefix.
+    ///
+    /// ```swift
+    /// let insert = try db.prepare("INSERT INTO player (name, score) VALUES (:name, :score)")
+    /// for player in players {
+    ///     try insert.execute(named: ("name", player.name), ("score", player.score))
+    /// }
+    /// ```
+    ///
+    /// Pairs given in the order of the parameters (the usual case) are matched by comparing each name with the
+    /// parameter at its position, once per call, with no hashing; pairs in any other order are matched by name
+    /// through ``StatementArguments``. Any mismatch — a missing, unknown or repeated name — throws before anything
+    /// runs, with the same reasons as a dictionary.
+    @inlinable
+    public func bind<First: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        named first: (String, First),
+        _ rest: repeat (String, each Value)
+    ) throws {
+        try checkUsable()
+        checksColumnsAfterStep = true
+        let names = parameterNamesWithoutPrefix()
+        var inOrder = !names.isEmpty && Statement.parameterName(names[0], matches: first.0)
+        var position = 1
+        for (name, _) in repeat each rest {
+            if inOrder {
+                inOrder = position < names.count && Statement.parameterName(names[position], matches: name)
+            }
+            position += 1
+        }
+        guard inOrder, position == names.count else {
+            var dictionary: [String: (any DatabaseValueConvertible)?] = [first.0: first.1]
+            var repeated: String?
+            for (name, value) in repeat each rest {
+                if dictionary.updateValue(value, forKey: name) != nil { repeated = name }
+            }
+            try bindNamed(dictionary, repeated: repeated)
+            return
+        }
+        try first.1.bind(to: handle, at: 1)
+        var index: Int32 = 2
+        for (_, value) in repeat each rest {
+            try value.bind(to: handle, at: index)
+            index += 1
+        }
+    }
+
+    /// Binds named arguments given out of order, or reports why they do not match.
+    @usableFromInline
+    func bindNamed(_ dictionary: [String: (any DatabaseValueConvertible)?], repeated: String?) throws {
+        if let repeated {
+            throw DatabaseError.misuse(
+                "the argument \"\(repeated)\" is given twice", sql: sql, reason: .duplicateArgumentName(repeated))
+        }
+        try StatementArguments(dictionary).bind(to: self)
+    }
+
+    /// Whether `name`, with or without its prefix, names the parameter whose name without prefix is `bare`.
+    @inlinable
+    static func parameterName(_ bare: String?, matches name: String) -> Bool {
+        guard let bare else { return false }
+        if name == bare { return true }
+        guard let first = name.utf8.first,
+            first == UInt8(ascii: ":") || first == UInt8(ascii: "@") || first == UInt8(ascii: "$")
+        else { return false }
+        return name.utf8.dropFirst().elementsEqual(bare.utf8)
+    }
+
+    /// Binds named arguments given as `(name, value)` pairs (see ``bind(named:_:)``), runs the statement to
+    /// completion and resets it.
+    @inlinable
+    public func execute<First: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        named first: (String, First),
+        _ rest: repeat (String, each Value)
+    ) throws {
+        try bind(named: first, repeat each rest)
+        try run()
+    }
+
     /// Binds positional or named arguments; throws before binding anything when they do not match the parameters.
     public func bind(_ arguments: StatementArguments) throws {
         try checkUsable()
+        checksColumnsAfterStep = true
         try arguments.bind(to: self)
     }
 
@@ -193,10 +337,16 @@ public final class Statement {
     public func step() throws -> Bool {
         try checkUsable()
         let code = handle.step()
+        checkColumnsAfterFirstStep()
         switch code {
         case .row: return true
-        case .done: return false
-        default: throw database.error(code, sql: sql)
+        case .done:
+            checksColumnsAfterStep = true
+            if isFinalized { database.finishDeferredClose() }
+            return false
+        default:
+            checksColumnsAfterStep = true
+            throw database.error(code, sql: sql)
         }
     }
 
@@ -206,6 +356,7 @@ public final class Statement {
     /// already, so it is not thrown a second time here: `reset()` only throws for a finalized statement.
     public func reset() throws {
         try checkUsable()
+        checksColumnsAfterStep = true
         _ = handle.reset()
     }
 
@@ -231,13 +382,19 @@ public final class Statement {
     /// Steps to completion and resets, leaving no lock behind even on error.
     @inlinable
     func run() throws {
-        guard !hasOpenCursor else {
-            throw DatabaseError.misuse("the statement is being read by an open cursor", sql: sql)
-        }
+        try checkUsable()
+        guard !hasOpenCursor else { throw inUseError() }
         var code = handle.step()
         while code == .row { code = handle.step() }
         _ = handle.reset()
+        // A callback may have closed the connection while the statement ran: release it now that it returned.
+        if isFinalized { database.finishDeferredClose() }
         if code != .done { throw database.error(code, sql: sql) }
+    }
+
+    @usableFromInline
+    func inUseError() -> DatabaseError {
+        DatabaseError.misuse("the statement is being read by an open cursor", sql: sql, reason: .statementInUse)
     }
 
     /// Binds `arguments` and returns a cursor over the rows.

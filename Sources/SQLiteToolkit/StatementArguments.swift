@@ -49,7 +49,11 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         if case .real = converted, problem == nil, let integer = value as? any BinaryInteger,
             Int64(exactly: integer) == nil
         {
-            problem = "\(type(of: integer)) \(integer) does not fit SQLite's 64-bit signed integers"
+            problem = "a \(type(of: integer)) above Int64.max does not fit SQLite's 64-bit signed integers"
+        }
+        // An ISO8601Date the format cannot hold has no faithful value either (its `databaseValue` is NULL).
+        if case .null = converted, problem == nil, let date = value as? ISO8601Date, !date.isRepresentable {
+            problem = ISO8601Date.unrepresentableError.message
         }
         return converted
     }
@@ -96,15 +100,12 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     func bind(to statement: Statement) throws {
         let handle = statement.handle
         let parameterCount = Int(statement.parameterCount)
-        if let unrepresentable { throw DatabaseError.mismatch(unrepresentable, sql: statement.sql) }
+        if let unrepresentable {
+            throw DatabaseError.mismatch(unrepresentable, sql: statement.sql, reason: .valueMismatch)
+        }
         switch storage {
         case .positional(let values):
-            guard values.count == parameterCount else {
-                throw DatabaseError.misuse(
-                    "the statement expects \(parameterCount) arguments, \(values.count) were given",
-                    sql: statement.sql
-                )
-            }
+            guard values.count == parameterCount else { throw statement.argumentCountError(given: values.count) }
             for (offset, value) in values.enumerated() {
                 try value.bind(to: handle, at: Int32(offset + 1))
             }
@@ -144,7 +145,8 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         for (key, value) in values {
             let bare = hasParameterPrefix(key) ? String(key.dropFirst()) : key
             guard byName.updateValue(value, forKey: bare) == nil else {
-                throw DatabaseError.misuse("the argument \"\(bare)\" is given twice", sql: sql)
+                throw DatabaseError.misuse(
+                    "the argument \"\(bare)\" is given twice", sql: sql, reason: .duplicateArgumentName(bare))
             }
         }
         return byName
@@ -160,7 +162,8 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
             guard let bare else {
                 return DatabaseError.misuse(
                     "parameter \(offset + 1) is positional; pass positional arguments, not a dictionary",
-                    sql: statement.sql
+                    sql: statement.sql,
+                    reason: .positionalParameter(index: offset + 1)
                 )
             }
             if byName[bare] != nil {
@@ -174,19 +177,24 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         if !missing.isEmpty { problems.append("missing \(missing.joined(separator: ", "))") }
         if !unknown.isEmpty { problems.append("unknown \(unknown.joined(separator: ", "))") }
         return DatabaseError.misuse(
-            "named arguments do not match: \(problems.joined(separator: "; "))", sql: statement.sql)
+            "named arguments do not match: \(problems.joined(separator: "; "))",
+            sql: statement.sql,
+            reason: unknown.isEmpty ? .missingArgumentNames(missing) : .unknownArgumentNames(unknown)
+        )
     }
 }
 
 extension StatementArguments: CustomStringConvertible {
-    /// The arguments as SQL literals, for error messages that opted in.
+    /// The arguments as SQL literals, for error messages that opted in; a long text or blob is cut to its start and
+    /// its size.
     public var description: String {
         switch storage {
         case .positional(let values):
-            return "[" + values.map(\.description).joined(separator: ", ") + "]"
+            return "[" + values.map { $0.truncatedDescription() }.joined(separator: ", ") + "]"
         case .named(let values):
-            return "[" + values.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-                + "]"
+            return "["
+                + values.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.truncatedDescription())" }
+                .joined(separator: ", ") + "]"
         }
     }
 }

@@ -97,7 +97,8 @@ struct ConversionTests {
         let db = try Database()
         let error = try #require(throws: DatabaseError.self) { try read(db) }
         #expect(error.extendedCode == .mismatch)
-        #expect(error.message.contains("does not fit"))
+        #expect(error.reason == .valueMismatch)
+        #expect(error.message.contains("range"))
     }
 
     @Test("an integer that fits a narrower type reads exactly")
