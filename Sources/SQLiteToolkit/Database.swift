@@ -37,6 +37,8 @@ public final class Database {
     var savepointDepth = 0
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
+    /// Which custom functions and collations are running, so closing from inside one is refused.
+    @usableFromInline let functionCalls = FunctionCallState()
 
     /// Opens (and by default creates) a database.
     ///
@@ -97,6 +99,9 @@ public final class Database {
     /// `SQLITE_MISUSE`), removes its callbacks, and closes the file. Closing twice does nothing.
     public func close() {
         guard let connection = handle else { return }
+        // Inside one of this connection's SQL functions, a statement is running: finalizing it would free it under
+        // SQLite. The function's call fails instead (see `FunctionCallState`).
+        guard !functionCalls.refusesClose() else { return }
         interruptHandle.invalidate()
         // Finalize first: a finalized statement no longer refers back to this connection when it is released.
         for statement in liveStatements.values { statement.takeUnretainedValue().finalize() }
@@ -129,7 +134,8 @@ public final class Database {
             extendedCode: extended.primary == code.primary ? extended : code,
             message: handle.errorMessage() ?? "\(code)",
             sql: sql,
-            errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil
+            errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil,
+            reason: functionCalls.takeFailureReason(message: handle.errorMessage())
         )
     }
 

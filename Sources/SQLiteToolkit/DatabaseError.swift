@@ -121,5 +121,18 @@ extension DatabaseError {
         // MARK: Connection and statements
         /// The connection is closed (or the statement or cursor belonged to a connection that was closed since).
         case connectionClosed
+
+        // MARK: Functions
+        /// A custom function's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
+        case invalidFunctionName(String)
+        /// A custom function's argument count is negative or above SQLite's limit.
+        case invalidArgumentCount(Int)
+        /// A custom function read an argument past the last one of its call.
+        case functionArgumentOutOfRange(index: Int, count: Int)
+        /// ``Database/close()`` was called from inside one of the connection's own SQL functions, while the
+        /// statement calling it ran; the connection stayed open and the function's call failed.
+        case closeInsideFunction
+        /// A collation's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
+        case invalidCollationName(String)
     }
 }
