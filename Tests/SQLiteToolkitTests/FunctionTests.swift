@@ -5,6 +5,7 @@ import Testing
 /// Counts the releases of the objects it hands out, to check that SQLite frees every closure it keeps.
 final class ReleaseCounter {
     private(set) var released = 0
+    private(set) var created = 0
 
     final class Token {
         let counter: ReleaseCounter
@@ -12,7 +13,10 @@ final class ReleaseCounter {
         deinit { counter.released += 1 }
     }
 
-    func token() -> Token { Token(self) }
+    func token() -> Token {
+        created += 1
+        return Token(self)
+    }
 }
 
 /// An error with a fixed description, as a user's function would throw.
