@@ -40,8 +40,7 @@ final class FunctionCallState {
             return result
         } catch {
             if closeRequested { try refuseClose() }
-            record(error)
-            throw error
+            throw reported(error)
         }
     }
 
@@ -53,15 +52,16 @@ final class FunctionCallState {
             "a connection cannot be closed from inside one of its own SQL functions; close it after the statement",
             reason: .closeInsideFunction
         )
-        record(error)
-        throw error
+        throw reported(error)
     }
 
-    /// Remembers the typed reason of `error`, with the message SQLite will report for it.
+    /// The error to report to SQLite for `error`: a ``DatabaseError`` gives its own message and code (not its
+    /// description, which repeats the code), and its reason is remembered for the statement's error.
     @usableFromInline
-    func record(_ error: any Error) {
-        guard let error = error as? DatabaseError, let reason = error.reason else { return }
-        failure = (reason, String(describing: error))
+    func reported(_ error: any Error) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        if let reason = error.reason { failure = (reason, error.message) }
+        return ReportedError(message: error.message, resultCode: error.extendedCode)
     }
 
     /// The typed reason of the function failure whose message is `message`, once; `nil` for any other error.
@@ -70,4 +70,20 @@ final class FunctionCallState {
         self.failure = nil
         return failure.message == message ? failure.reason : nil
     }
+}
+
+/// A ``DatabaseError`` raised inside a function, as SQLite reports it: its message and its code.
+@usableFromInline
+struct ReportedError: ResultCodeError, CustomStringConvertible {
+    @usableFromInline let message: String
+    @usableFromInline let resultCode: ResultCode
+
+    @usableFromInline
+    init(message: String, resultCode: ResultCode) {
+        self.message = message
+        self.resultCode = resultCode
+    }
+
+    @usableFromInline
+    var description: String { message }
 }
