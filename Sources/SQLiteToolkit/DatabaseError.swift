@@ -134,5 +134,7 @@ extension DatabaseError {
         case closeInsideFunction
         /// A collation's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
         case invalidCollationName(String)
+        /// An FTS5 tokenizer's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
+        case invalidTokenizerName(String)
     }
 }
