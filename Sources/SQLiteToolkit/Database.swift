@@ -52,6 +52,8 @@ public final class Database {
     @usableFromInline let callbackScope = CallbackScope()
     /// The connection after ``close()`` was called from inside a callback, until the running statement returns.
     @exclusivity(unchecked) private var retiredConnection: ConnectionHandle?
+    /// Carries the typed reason of a custom function's error to the statement's error.
+    @usableFromInline lazy var functionCalls = FunctionCallState(scope: callbackScope)
 
     /// Opens (and by default creates) a database.
     ///
@@ -191,7 +193,8 @@ public final class Database {
             extendedCode: extended.primary == code.primary ? extended : code,
             message: handle.errorMessage() ?? "\(code)",
             sql: sql,
-            errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil
+            errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil,
+            reason: functionCalls.takeFailureReason(message: handle.errorMessage())
         )
     }
 

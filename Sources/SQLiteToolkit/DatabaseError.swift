@@ -185,5 +185,17 @@ extension DatabaseError {
         /// A stored value cannot be read as the type asked for, or a value cannot be stored (an integer above
         /// `Int64.max`, a date outside what its format holds, NaN).
         case valueMismatch
+
+        // MARK: Functions
+        /// A custom function's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
+        case invalidFunctionName(String)
+        /// A custom function's argument count is negative or above SQLite's limit.
+        case invalidArgumentCount(Int)
+        /// A custom function read an argument past the last one of its call.
+        case functionArgumentOutOfRange(index: Int, count: Int)
+        /// A collation's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
+        case invalidCollationName(String)
+        /// An FTS5 tokenizer's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
+        case invalidTokenizerName(String)
     }
 }

@@ -38,6 +38,10 @@ public protocol DatabaseValueConvertible {
 
     /// The value read from NULL. The default throws `SQLITE_MISMATCH`: only `Optional` reads NULL (as `nil`).
     static func readNull() throws -> Self
+
+    /// Reads an argument of a custom SQL function with the same conversions as ``read(from:at:)``; for NULL it
+    /// returns ``readNull()``. The default reads a ``DatabaseValue`` and calls ``fromDatabaseValue(_:)``.
+    static func read(from value: ValueHandle) throws -> Self
 }
 
 extension DatabaseValueConvertible {

@@ -1,0 +1,212 @@
+import SQLiteBindings
+
+// Custom SQL functions on `Database`, built on the closure glue of `SQLiteBindings` (`createScalarFunction`,
+// `createAggregateFunction`, `createWindowFunction`): SQLite keeps each closure and releases it when the function is
+// replaced or removed and when the connection closes.
+//
+// Calling back into the same connection from a function:
+// - Allowed: queries and writes through the same `Database` (SQLite runs nested statements), reading its state.
+// - Refused by SQLite with an error the function can throw on: `COMMIT` or `ROLLBACK` while the calling statement
+//   runs (`SQLITE_BUSY`), defining, replacing or removing a function or collation (`SQLITE_BUSY`).
+// - `close()`: like a close from any callback, it closes the connection for its users at once and releases the
+//   statements and the file when the calling statement returns (finalizing that statement under SQLite would crash);
+//   the calling statement then fails with `DatabaseError.Reason.connectionClosed`.
+
+extension Database {
+    /// Properties of a custom SQL function, which let SQLite optimize and restrict where it is used.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/c_deterministic.html>
+    public struct FunctionOptions: OptionSet, Sendable, Hashable {
+        /// The raw value.
+        public var rawValue: Int
+
+        /// Wraps a raw value.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+
+        /// The function always gives the same result for the same arguments, so SQLite may call it once for
+        /// constant arguments and use it in indexes on expressions and in `CHECK` constraints.
+        public static let deterministic = FunctionOptions(rawValue: 1 << 0)
+        /// The function may be called only from top-level SQL, never from views, triggers, `CHECK` constraints or
+        /// indexes in the schema (recommended for functions with side effects).
+        public static let directOnly = FunctionOptions(rawValue: 1 << 1)
+        /// The function has no side effects and reads nothing but its arguments, so it is safe to use from the
+        /// schema even when the connection is in defensive mode with untrusted schemas.
+        public static let innocuous = FunctionOptions(rawValue: 1 << 2)
+
+        /// The flags SQLite takes, with the UTF-8 text encoding.
+        @usableFromInline
+        var flags: FunctionFlags {
+            var flags = FunctionFlags.utf8
+            if contains(.deterministic) { flags.insert(.deterministic) }
+            if contains(.directOnly) { flags.insert(.directonly) }
+            if contains(.innocuous) { flags.insert(.innocuous) }
+            return flags
+        }
+    }
+
+    // MARK: - Scalar functions
+
+    /// Defines or replaces the SQL function `name` with a closure that receives the function context and the raw
+    /// arguments: the low-level form, closest to the C API and to FMDB's `makeFunctionNamed:`.
+    ///
+    /// Read the arguments with `valueType()`, `valueInt64()`, `valueString()`, ... and set the result with
+    /// `resultInt64(_:)`, `resultString(_:)`, `resultNull()`, `resultError(_:)`, ...; an error the closure throws
+    /// fails the statement with the error's description (and its code when it carries a ``ResultCode``).
+    ///
+    /// ```swift
+    /// try db.createFunction("double", argumentCount: 1, options: .deterministic) { context, arguments in
+    ///     context.resultInt64(arguments[0].valueInt64() * 2)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The SQL name, at most 255 bytes of UTF-8. Case-insensitive in SQL.
+    ///   - argumentCount: The number of arguments, or `nil` for any number. Functions of one name may differ by it.
+    ///   - options: Properties such as ``FunctionOptions/deterministic``.
+    ///   - body: The function. It runs on the thread that runs the statement, while the statement runs.
+    /// - Throws: ``DatabaseError`` when the connection is closed, the name or argument count is invalid, or SQLite
+    ///   refuses (`SQLITE_BUSY` while a statement using the function runs). The closure is released then, when the
+    ///   function is replaced or removed, and when the connection closes.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    public func createFunction(
+        _ name: String,
+        argumentCount: Int?,
+        options: FunctionOptions = [],
+        _ body: @escaping (FunctionContext, FunctionArguments) throws -> Void
+    ) throws {
+        let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
+        let calls = functionCalls
+        let code = connection.createScalarFunction(name: name, argumentCount: count, flags: options.flags) {
+            context, arguments in
+            try calls.run { try body(context, arguments) }
+        }
+        try checkRegistration(code, name: name, argumentCount: argumentCount)
+    }
+
+    /// Defines or replaces the SQL function `name` with a closure of typed arguments: the high-level form. The
+    /// number of arguments is the closure's.
+    ///
+    /// Each argument is read as its Swift type with the same conversions as ``Row`` (an `Int` from the text `'5'`
+    /// is 5; NULL reads only as an optional, as `nil`; `x''` reads as empty `Data`). The returned value becomes the
+    /// result as it would be bound (`nil` is NULL). An error the closure throws, or an argument that cannot be read
+    /// as its type, fails the statement with the error's description and its code when it carries one.
+    ///
+    /// ```swift
+    /// try db.createFunction("RemoveDiacritics", options: [.deterministic, .innocuous]) { (text: String?) in
+    ///     text?.folding(options: .diacriticInsensitive, locale: nil)
+    /// }
+    /// try db.query("SELECT name FROM person WHERE RemoveDiacritics(name) LIKE 'jose'")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The SQL name, at most 255 bytes of UTF-8. Case-insensitive in SQL.
+    ///   - options: Properties such as ``FunctionOptions/deterministic``.
+    ///   - body: The function. It runs on the thread that runs the statement, while the statement runs.
+    /// - Throws: As the low-level form, ``createFunction(_:argumentCount:options:_:)``.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    @inlinable
+    public func createFunction<each Argument: DatabaseValueConvertible, Result: DatabaseValueConvertible>(
+        _ name: String,
+        options: FunctionOptions = [],
+        _ body: @escaping (repeat each Argument) throws -> Result
+    ) throws {
+        var argumentCount = 0
+        for _ in repeat (each Argument).self { argumentCount += 1 }
+        try createFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
+            var index = 0
+            func next<Value: DatabaseValueConvertible>(_ type: Value.Type) throws -> Value {
+                defer { index += 1 }
+                return try Value.read(from: arguments[index])
+            }
+            let result = try body(repeat try next((each Argument).self))
+            result.databaseValue.setResult(of: context)
+        }
+    }
+
+    /// Defines or replaces the SQL function `name` with a closure that reads any number of arguments as Swift
+    /// values: the high-level form for variadic functions.
+    ///
+    /// ```swift
+    /// try db.createFunction("concat_ws", argumentCount: nil) { arguments in
+    ///     let separator: String = try arguments.value(at: 0)
+    ///     return try (1..<arguments.count).compactMap { try arguments.value(at: $0, as: String?.self) }
+    ///         .joined(separator: separator)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The SQL name, at most 255 bytes of UTF-8. Case-insensitive in SQL.
+    ///   - argumentCount: The number of arguments, or `nil` for any number.
+    ///   - options: Properties such as ``FunctionOptions/deterministic``.
+    ///   - body: The function; it returns the result as it would be bound (`nil` is NULL).
+    /// - Throws: As the low-level form, ``createFunction(_:argumentCount:options:_:)``.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    @inlinable
+    public func createFunction<Result: DatabaseValueConvertible>(
+        _ name: String,
+        argumentCount: Int?,
+        options: FunctionOptions = [],
+        _ body: @escaping (FunctionValues) throws -> Result
+    ) throws {
+        try createFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
+            let result = try body(FunctionValues(arguments))
+            result.databaseValue.setResult(of: context)
+        }
+    }
+
+    /// Removes the function `name` defined with `argumentCount` arguments (`nil`: the variadic one), releasing its
+    /// closure. Removing a function that does not exist does nothing.
+    ///
+    /// - Throws: ``DatabaseError`` when the connection is closed, the name is invalid, or SQLite refuses
+    ///   (`SQLITE_BUSY` while a statement using the function runs).
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    public func removeFunction(_ name: String, argumentCount: Int?) throws {
+        let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
+        try checkRegistration(
+            connection.removeFunction(name: name, argumentCount: count), name: name, argumentCount: argumentCount)
+    }
+
+    // MARK: - Checks
+
+    /// The open connection and SQLite's argument count, or a typed error for a closed connection or an invalid
+    /// name or count.
+    @usableFromInline
+    func checkFunction(name: String, argumentCount: Int?) throws -> (ConnectionHandle, Int32) {
+        let connection = try connection()
+        try Database.checkName(name, reason: .invalidFunctionName(name))
+        guard let argumentCount else { return (connection, -1) }
+        guard argumentCount >= 0, let count = Int32(exactly: argumentCount) else {
+            throw DatabaseError.misuse(
+                "a function takes 0 or more arguments, or any number (nil)",
+                reason: .invalidArgumentCount(argumentCount))
+        }
+        return (connection, count)
+    }
+
+    /// Throws when `name` is empty, longer than SQLite's 255 bytes, or holds a NUL.
+    static func checkName(_ name: String, reason: DatabaseError.Reason) throws {
+        let length = name.utf8.count
+        guard length > 0, length <= 255, !name.utf8.contains(0) else {
+            throw DatabaseError.misuse("a name must have 1 to 255 bytes of UTF-8 and no NUL", reason: reason)
+        }
+    }
+
+    /// Throws the error of a failed `sqlite3_create_function_v2`.
+    @usableFromInline
+    func checkRegistration(_ code: ResultCode, name: String, argumentCount: Int?) throws {
+        guard code != .ok else { return }
+        // With a valid name, SQLite refuses the definition itself only for an argument count above its limit.
+        if code == .misuse, let argumentCount {
+            throw DatabaseError.misuse(
+                "SQLite refuses \(argumentCount) arguments for a function (its limit is SQLITE_MAX_FUNCTION_ARG)",
+                reason: .invalidArgumentCount(argumentCount))
+        }
+        throw error(code, sql: nil)
+    }
+}
