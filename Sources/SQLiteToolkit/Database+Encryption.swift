@@ -120,9 +120,11 @@ extension Database {
             throw DatabaseError.misuse(
                 "the database is already encrypted; use changeKey(to:cipher:)", reason: .alreadyEncrypted)
         }
+        try checkNoTransaction()
         let wasWAL = try journalMode() == "wal"
         if wasWAL { try setJournalMode("delete") }
         do {
+            try matchPageSize(of: cipher)
             try rekey(to: key, cipher: cipher)
         } catch {
             if wasWAL { try? setJournalMode("wal") }
@@ -180,6 +182,20 @@ extension Database {
             throw error
         }
         mainCipher = cipher
+    }
+
+    /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
+    /// encrypted file cannot change later: `PRAGMA page_size` then `VACUUM`.
+    private func matchPageSize(of cipher: Cipher) throws {
+        guard let legacy = cipher.legacy, legacy > 0 else { return }
+        let connection = try connection()
+        try applyCipher(cipher, to: connection)
+        let required = connection.configureCipher(cipher.name, "legacy_page_size", -1)
+        try applyCipher(.default, to: connection)
+        guard required > 0, let current = try queryValue("PRAGMA page_size", as: Int.self), current != Int(required)
+        else { return }
+        try execute("PRAGMA page_size = \(required)")
+        try execute("VACUUM")
     }
 
     private func checkNoTransaction() throws {
@@ -240,7 +256,17 @@ extension Database {
             code = statement.bindBlob(3, UnsafeRawBufferPointer(start: nil, count: 0))
             return code == .ok ? statement.step() : code
         }()
-        guard runCode == .done else { throw error(runCode, sql: sql) }
+        guard runCode == .done else {
+            // ATTACH reads the schema of the new database, so a wrong key fails the statement itself.
+            if runCode.primary == .notadb {
+                throw DatabaseError(
+                    extendedCode: .notadb,
+                    message: "wrong key or cipher (\(cipher.name)) for \(schema), or the file is not a database",
+                    sql: sql,
+                    reason: .wrongKeyOrNotADatabase)
+            }
+            throw error(runCode, sql: sql)
+        }
         if key != nil {
             do {
                 try verifyKey(schema: schema, cipher: cipher)
@@ -262,37 +288,73 @@ extension Database {
 
     /// Writes a copy of the main database to a new file at `path`: encrypted with `key` and `cipher`, or plain
     /// when `key` is `nil`. A plain database exports to an encrypted copy and an encrypted one to a plain copy,
-    /// for migrations; the original is unchanged.
+    /// for migrations; the original is unchanged. The copy is compacted, like any `VACUUM INTO`.
     ///
-    /// The copy goes through the backup API into a connection opened with the destination's key, so no
-    /// plaintext of an encrypted copy reaches the disk. The destination file must not exist.
+    /// The copy is written by `VACUUM INTO` through the codec of the destination, so no plaintext of an encrypted
+    /// copy reaches the disk. The destination file must not exist. The key reaches the codec as a `hexkey` URI
+    /// parameter from a buffer the toolkit zeroes; SQLite's own copy of that filename is freed unzeroed.
     ///
-    /// Related SQLite documentation: <https://sqlite.org/backup.html>
+    /// Related SQLite documentation: <https://sqlite.org/lang_vacuum.html#vacuuminto>
     public func export(to path: String, key: DatabaseKey?, cipher: Cipher = .default) throws {
-        let source = try connection()
+        let connection = try connection()
         if FileManager.default.fileExists(atPath: path) {
             throw DatabaseError(extendedCode: .cantopen, message: "the export destination already exists: \(path)")
         }
-        var configuration = Configuration()
-        configuration.key = key
-        configuration.cipher = cipher
-        let destination = try Database(path: path, configuration: configuration)
-        defer { destination.close() }
-        let destinationHandle = try destination.connection()
-        // A plain destination copies the source's page layout; an encrypted one needs room for the codec's
-        // per-page data, which the destination's codec sets up when it writes its first page.
-        try destination.execute("VACUUM")
-        guard
-            let backup = BackupHandle.start(
-                destination: destinationHandle, destinationSchema: "main", source: source, sourceSchema: "main")
-        else {
-            throw destination.error(destinationHandle.extendedErrorCode(), sql: nil)
+        try checkNoTransaction()
+        if let key {
+            try applyCipher(cipher, to: connection)
+            try checkRawKey(key, cipher: cipher)
         }
-        let stepCode = backup.step(pageCount: -1)
-        let finishCode = backup.finish()
-        guard stepCode == .done, finishCode == .ok else {
-            throw destination.error(stepCode == .done ? finishCode : stepCode, sql: nil)
+        defer { try? applyCipher(mainCipher ?? .default, to: connection) }
+        // Without a key parameter the codec would give the copy the main database's key: `key=` asks for none.
+        let uriPrefix = "file:" + Database.percentEncodedPath(path) + (key == nil ? "?key=" : "?hexkey=")
+        let sql = "VACUUM INTO ?"
+        let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
+        guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }
+        let runCode = try { () throws -> ResultCode in
+            defer { _ = statement.finalize() }
+            let write = { (uri: UnsafeRawBufferPointer) -> ResultCode in
+                let bound = statement.bindText(
+                    1, uri.baseAddress?.assumingMemoryBound(to: CChar.self), byteCount: UInt64(uri.count),
+                    destructor: nil)
+                return bound == .ok ? statement.step() : bound
+            }
+            guard let key else { return Array(uriPrefix.utf8).withUnsafeBytes(write) }
+            return try key.withCodecBytes { keyBytes in
+                let prefix = Array(uriPrefix.utf8)
+                let uri = UnsafeMutableRawBufferPointer.allocate(
+                    byteCount: prefix.count + 2 * keyBytes.count, alignment: 1)
+                defer {
+                    zeroBytes(uri)
+                    uri.deallocate()
+                }
+                let hexDigits = Array("0123456789abcdef".utf8)
+                for (index, byte) in prefix.enumerated() { uri[index] = byte }
+                for (index, byte) in keyBytes.enumerated() {
+                    uri[prefix.count + 2 * index] = hexDigits[Int(byte >> 4)]
+                    uri[prefix.count + 2 * index + 1] = hexDigits[Int(byte & 0x0F)]
+                }
+                return write(UnsafeRawBufferPointer(uri))
+            }
+        }()
+        guard runCode == .done else { throw error(runCode, sql: sql) }
+    }
+
+    /// `path` with every byte a URI path cannot hold as is written `%XX`.
+    static func percentEncodedPath(_ path: String) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "."), UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                encoded += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
         }
+        return encoded
     }
 
     // MARK: - Plain files
