@@ -66,8 +66,9 @@ public final class Database {
         self.handle = connection
         self.interruptHandle = InterruptHandle(connection)
         do {
-            if let key = configuration.key { try applyKeyAtOpen(key, cipher: configuration.cipher) }
             try applyDefaults(connection)
+            // After the defaults, which read nothing from the file, so the key's check waits on locks like any read.
+            if let key = configuration.key { try applyKeyAtOpen(key, cipher: configuration.cipher) }
         } catch {
             interruptHandle.invalidate()
             _ = connection.closeV2()

@@ -19,12 +19,12 @@ func openEncrypted(_ path: String, key: DatabaseKey?, cipher: Cipher = TestKeys.
 }
 
 /// The bytes of the file at `path`, or empty when it does not exist.
-func fileBytes(_ path: String) -> Data {
+func encryptionTestFileBytes(_ path: String) -> Data {
     FileManager.default.contents(atPath: path) ?? Data()
 }
 
 /// Whether `data` holds the UTF-8 bytes of `text`.
-func contains(_ data: Data, _ text: String) -> Bool {
+func holdsText(_ data: Data, _ text: String) -> Bool {
     data.range(of: Data(text.utf8)) != nil
 }
 
@@ -41,11 +41,11 @@ struct EncryptionTests {
             try db.execute("CREATE TABLE notes (body TEXT)")
             try db.execute("INSERT INTO notes VALUES (?)", "top secret row")
             // Before any checkpoint the row is only in the -wal.
-            #expect(fileBytes(path + "-wal").count > 0)
-            #expect(!contains(fileBytes(path + "-wal"), "top secret row"))
-            #expect(!contains(fileBytes(path), "top secret row"))
+            #expect(encryptionTestFileBytes(path + "-wal").count > 0)
+            #expect(!holdsText(encryptionTestFileBytes(path + "-wal"), "top secret row"))
+            #expect(!holdsText(encryptionTestFileBytes(path), "top secret row"))
             db.close()
-            #expect(!contains(fileBytes(path), "top secret row"))
+            #expect(!holdsText(encryptionTestFileBytes(path), "top secret row"))
             #expect(try !Database.isPlainDatabase(atPath: path))
 
             let reopened = try openEncrypted(path, key: TestKeys.raw)
@@ -76,7 +76,7 @@ struct EncryptionTests {
                 let db = try openEncrypted(path, key: TestKeys.raw)
                 try db.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
             }
-            let before = fileBytes(path)
+            let before = encryptionTestFileBytes(path)
             let error = try #require(throws: DatabaseError.self) { try openEncrypted(path, key: TestKeys.otherRaw) }
             #expect(error.reason == .wrongKeyOrNotADatabase)
             #expect(error.code == .notadb)
@@ -85,7 +85,7 @@ struct EncryptionTests {
                 try openEncrypted(path, key: TestKeys.raw, cipher: .sqlcipher(version: 4))
             }
             #expect(wrongScheme.reason == .wrongKeyOrNotADatabase)
-            #expect(fileBytes(path) == before)
+            #expect(encryptionTestFileBytes(path) == before)
         }
     }
 
@@ -96,13 +96,13 @@ struct EncryptionTests {
                 let db = try openEncrypted(path, key: TestKeys.raw)
                 try db.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
             }
-            let before = fileBytes(path)
+            let before = encryptionTestFileBytes(path)
             let db = try Database(path: path)
             #expect(!db.isEncrypted)
             let error = try #require(throws: DatabaseError.self) { try db.execute("SELECT * FROM t") }
             #expect(error.isNotADatabase)
             db.close()
-            #expect(fileBytes(path) == before)
+            #expect(encryptionTestFileBytes(path) == before)
         }
     }
 
@@ -114,10 +114,10 @@ struct EncryptionTests {
                 try db.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
             }
             #expect(try Database.isPlainDatabase(atPath: path))
-            let before = fileBytes(path)
+            let before = encryptionTestFileBytes(path)
             let error = try #require(throws: DatabaseError.self) { try openEncrypted(path, key: TestKeys.raw) }
             #expect(error.reason == .keyForPlainDatabase)
-            #expect(fileBytes(path) == before)
+            #expect(encryptionTestFileBytes(path) == before)
         }
     }
 
@@ -138,7 +138,7 @@ struct EncryptionTests {
                 }
                 #expect(error.reason == reason, "\(key) with \(cipher)")
             }
-            #expect(!TemporaryFile.exists(path) || fileBytes(path).isEmpty)
+            #expect(!TemporaryFile.exists(path) || encryptionTestFileBytes(path).isEmpty)
         }
     }
 
@@ -162,7 +162,25 @@ struct EncryptionTests {
                 #expect(
                     error.reason == .cipherParameterRejected(cipher: cipher.name, parameter: parameter), "\(cipher)")
             }
-            #expect(!TemporaryFile.exists(path) || fileBytes(path).isEmpty)
+            #expect(!TemporaryFile.exists(path) || encryptionTestFileBytes(path).isEmpty)
+        }
+    }
+
+    @Test("the README's encryption lines run (with fewer KDF iterations, for the suite's speed)")
+    func readmeSnippet() throws {
+        try TemporaryFile.withDatabasePath { path in
+            var configuration = Database.Configuration()
+            configuration.key = .passphrase("correct horse battery staple")
+            configuration.cipher = .sqlcipher(version: 4, kdfIterations: 1000)
+            do {
+                let secret = try Database(path: path, configuration: configuration)
+                try secret.execute("CREATE TABLE t (x)")
+            }
+            configuration.key = .passphrase("Correct horse battery staple")
+            let error = try #require(throws: DatabaseError.self) {
+                try Database(path: path, configuration: configuration)
+            }
+            #expect(error.reason == .wrongKeyOrNotADatabase)
         }
     }
 
@@ -196,7 +214,7 @@ struct EncryptionTests {
                     encrypted, key: TestKeys.raw, cipher: .sqlcipher(version: 4, plaintextHeaderSize: 32))
                 try db.execute("CREATE TABLE t (x)")
             }
-            #expect(fileBytes(encrypted).starts(with: Data("SQLite format 3".utf8)))
+            #expect(encryptionTestFileBytes(encrypted).starts(with: Data("SQLite format 3".utf8)))
             #expect(try !Database.isPlainDatabase(atPath: encrypted))
             _ = FileManager.default.createFile(atPath: encrypted, contents: Data(repeating: 65, count: 4096))
             #expect(try !Database.isPlainDatabase(atPath: encrypted))

@@ -42,7 +42,7 @@ struct RekeyTests {
                 #expect(db.isEncrypted)
                 #expect(db.cipher == cipher)
             }
-            #expect(!contains(fileBytes(path), "plaintext row"))
+            #expect(!holdsText(encryptionTestFileBytes(path), "plaintext row"))
             #expect(try !Database.isPlainDatabase(atPath: path))
             do {
                 let db = try openEncrypted(path, key: key, cipher: cipher)
@@ -76,8 +76,8 @@ struct RekeyTests {
             try db.encrypt(with: TestKeys.raw)
             #expect(try db.queryValue("PRAGMA journal_mode", as: String.self) == "wal")
             try db.execute("INSERT INTO notes (body) VALUES ('plaintext row after encryption')")
-            #expect(!contains(fileBytes(path), "plaintext row"))
-            #expect(!contains(fileBytes(path + "-wal"), "plaintext row"))
+            #expect(!holdsText(encryptionTestFileBytes(path), "plaintext row"))
+            #expect(!holdsText(encryptionTestFileBytes(path + "-wal"), "plaintext row"))
             try db.changeKey(to: TestKeys.otherRaw)
             db.close()
 
@@ -240,7 +240,7 @@ struct RekeyTests {
             try makePlainDatabase(path)
             let db = try Database(path: path)
             try db.export(to: encryptedCopy, key: TestKeys.raw, cipher: .sqlcipher(version: 4))
-            #expect(!contains(fileBytes(encryptedCopy), "plaintext row"))
+            #expect(!holdsText(encryptionTestFileBytes(encryptedCopy), "plaintext row"))
             #expect(try Database.isPlainDatabase(atPath: path))
 
             let encrypted = try openEncrypted(encryptedCopy, key: TestKeys.raw, cipher: .sqlcipher(version: 4))
@@ -264,7 +264,7 @@ struct RekeyTests {
                 let db = try Database(path: path)
                 try db.encrypt(with: TestKeys.raw, cipher: .chaCha20())
             }
-            var bytes = fileBytes(path)
+            var bytes = encryptionTestFileBytes(path)
             bytes[4096 + 100] ^= 0x01  // page 2, a page of the notes table
             try bytes.write(to: URL(fileURLWithPath: path))
             let db = try openEncrypted(path, key: TestKeys.raw, cipher: .chaCha20())

@@ -38,7 +38,7 @@ struct SQLCipherInteropTests {
     func sqlcipher4PassphraseToToolkit() throws {
         try TemporaryFile.withDatabasePath { path in
             _ = try SQLCipherPeers.sqlcipher4(path, ["PRAGMA key = 'pässphrase'"] + Self.peerInserts)
-            #expect(!contains(fileBytes(path), "plaintext row"))
+            #expect(!holdsText(encryptionTestFileBytes(path), "plaintext row"))
             let db = try openEncrypted(path, key: .passphrase("pässphrase"), cipher: .sqlcipher(version: 4))
             #expect(try Self.readRows(db) == Self.rows)
         }
@@ -67,7 +67,7 @@ struct SQLCipherInteropTests {
                 let db = try openEncrypted(path, key: key, cipher: cipher)
                 try Self.writeRows(db)
             }
-            #expect(!contains(fileBytes(path), "plaintext row"))
+            #expect(!holdsText(encryptionTestFileBytes(path), "plaintext row"))
             let keyPragmas =
                 usesRawKey
                 ? [Self.rawPragma] : ["PRAGMA key = 'pässphrase'", "PRAGMA kdf_iter = \(Self.iterations)"]
@@ -93,9 +93,9 @@ struct SQLCipherInteropTests {
                 try db.execute("PRAGMA journal_mode = WAL")
                 try db.execute("PRAGMA wal_autocheckpoint = 0")
                 try Self.writeRows(db)
-                #expect(!contains(fileBytes(path + "-wal"), "plaintext row"))
-                try fileBytes(path).write(to: URL(fileURLWithPath: copy))
-                try fileBytes(path + "-wal").write(to: URL(fileURLWithPath: copy + "-wal"))
+                #expect(!holdsText(encryptionTestFileBytes(path + "-wal"), "plaintext row"))
+                try encryptionTestFileBytes(path).write(to: URL(fileURLWithPath: copy))
+                try encryptionTestFileBytes(path + "-wal").write(to: URL(fileURLWithPath: copy + "-wal"))
             }
             let read = try SQLCipherPeers.sqlcipher4(copy, [Self.rawPragma, "SELECT count(*) FROM notes"])
             #expect(read[1] == [["20"]])
@@ -110,8 +110,8 @@ struct SQLCipherInteropTests {
                 peerPath,
                 [Self.rawPragma, "PRAGMA journal_mode = WAL", "PRAGMA wal_autocheckpoint = 0"] + Self.peerInserts,
                 copyTo: copy)
-            #expect(fileBytes(copy + "-wal").count > 0)
-            #expect(!contains(fileBytes(copy + "-wal"), "plaintext row"))
+            #expect(encryptionTestFileBytes(copy + "-wal").count > 0)
+            #expect(!holdsText(encryptionTestFileBytes(copy + "-wal"), "plaintext row"))
             let db = try openEncrypted(copy, key: .raw(hex: Self.rawHex), cipher: .sqlcipher(version: 4))
             #expect(try Self.readRows(db) == Self.rows)
         }
@@ -126,7 +126,7 @@ struct SQLCipherInteropTests {
                 let db = try openEncrypted(path, key: .raw(hex: Self.rawHex), cipher: .sqlcipher(version: 4))
                 try Self.writeRows(db)
             }
-            var bytes = fileBytes(path)
+            var bytes = encryptionTestFileBytes(path)
             bytes[4096 + 200] ^= 0x01  // inside page 2, the notes table
             try bytes.write(to: URL(fileURLWithPath: path))
 
@@ -151,7 +151,7 @@ struct SQLCipherInteropTests {
                 usesRawKey
                 ? Self.rawPragma + ";\n" : "PRAGMA key = 'pässphrase';\nPRAGMA kdf_iter = \(Self.iterations);\n"
             _ = try SQLCipherPeers.sqlcipher3(path, keyScript + Self.peerInserts.joined(separator: ";\n") + ";\n")
-            #expect(!contains(fileBytes(path), "plaintext row"))
+            #expect(!holdsText(encryptionTestFileBytes(path), "plaintext row"))
             let key: DatabaseKey = usesRawKey ? .raw(hex: Self.rawHex) : .passphrase("pässphrase")
             let cipher = Cipher.sqlcipher(version: 3, kdfIterations: usesRawKey ? nil : Self.iterations)
             let db = try openEncrypted(path, key: key, cipher: cipher)
