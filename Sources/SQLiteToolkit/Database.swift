@@ -54,6 +54,8 @@ public final class Database {
     @exclusivity(unchecked) private var retiredConnection: ConnectionHandle?
     /// Carries the typed reason of a custom function's error to the statement's error.
     @usableFromInline lazy var functionCalls = FunctionCallState(scope: callbackScope)
+    /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Encryption.swift).
+    var mainCipher: Cipher?
 
     /// Opens (and by default creates) a database.
     ///
@@ -67,7 +69,9 @@ public final class Database {
     public init(path: String? = nil, configuration: Configuration = Configuration()) throws {
         let path = path ?? ":memory:"
         self.path = path
-        self.configuration = configuration
+        var kept = configuration
+        kept.key = nil  // the connection keeps no copy of the key
+        self.configuration = kept
         self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
         let initialization = libraryInitialization
         guard initialization == .ok else {
@@ -89,6 +93,8 @@ public final class Database {
         self.interruptHandle = InterruptHandle(connection)
         do {
             try applyDefaults(connection)
+            // After the defaults, which read nothing from the file, so the key's check waits on locks like any read.
+            if let key = configuration.key { try applyKeyAtOpen(key, cipher: configuration.cipher) }
         } catch {
             interruptHandle.invalidate()
             _ = connection.closeV2()
