@@ -31,6 +31,7 @@ public final class Rows {
         self.returnsToCache = returnsToCache
         statement.hasOpenCursor = true
         statement.database.openCursorCount += 1
+        statement.openCursor = Unmanaged.passUnretained(self)
     }
 
     deinit {
@@ -83,10 +84,21 @@ public final class Rows {
         guard !isFinished else { return }
         isFinished = true
         statement.hasOpenCursor = false
+        statement.openCursor = nil
         guard !statement.isFinalized else { return }  // the connection closed, and may be gone
         statement.database.openCursorCount -= 1
         _ = statement.handle.reset()
         if returnsToCache { statement.database.statementCache.checkIn(statement) }
+    }
+}
+
+extension Rows {
+    /// Closes the cursor so that every later ``next()`` throws `error`: used when the access of a queue or pool
+    /// that opened it ends, so the cursor cannot be read from another thread.
+    func end(throwing error: DatabaseError) {
+        guard !isFinished else { return }
+        failure = error
+        close()
     }
 }
 
