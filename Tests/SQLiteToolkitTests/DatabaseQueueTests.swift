@@ -121,14 +121,17 @@ struct DatabaseQueueTests {
     @Test("cancelling the awaiting task interrupts the running statement; the queue stays usable")
     func cancellationInterrupts() async throws {
         let queue = try counterQueue()
-        let started = DispatchSemaphore(value: 0)
+        let started = Locked(false)
         let task = Task {
             try await queue.inDatabase { db in
-                started.signal()
+                started.withLock { $0 = true }
                 return try db.queryValue(Self.countToABillion, as: Int.self)
             }
         }
-        #expect(wait(started))
+        // Wait without blocking a thread of the cooperative pool, which the task itself may need to start.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(started.current)
         // Give the statement time to start: an interrupt only stops a statement that runs.
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
@@ -275,14 +278,20 @@ struct DatabaseQueueTests {
         let completed = Locked(0)
         let refused = Locked(0)
         let other = Locked<[String]>([])
-        let ready = DispatchSemaphore(value: 0)
+        let closed = DispatchSemaphore(value: 0)
         let closer = Thread {
-            ready.wait()
-            try? queue.close()
+            // Close while the writers are busy: once some of their accesses have run.
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while completed.current < 50 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            do {
+                try queue.close()
+            } catch {
+                other.withLock { $0.append("close: \(error)") }
+            }
+            closed.signal()
         }
         closer.start()
-        concurrently(4) { index in
-            if index == 0 { ready.signal() }
+        concurrently(4) { _ in
             for _ in 0..<200 {
                 do {
                     try queue.write { db in try db.execute("UPDATE counter SET value = value + 1") }
@@ -294,8 +303,10 @@ struct DatabaseQueueTests {
                 }
             }
         }
+        #expect(wait(closed))
         #expect(other.current == [])
         #expect(completed.current + refused.current == 800)
+        #expect(!queue.isOpen)
         try queue.reopen()
         // In memory: the reopened database is a new, empty one.
         #expect(throws: DatabaseError.self) { try queue.read { db in try counter(db) } }
