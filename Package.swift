@@ -70,9 +70,15 @@ let package = Package(
             dependencies: ["BindgenCore"],
             resources: [.copy("Fixtures")]
         ),
+        // The child process of the tests that need several processes (busy handling, locks); subcommands per
+        // test. No product, so the package's users never see it; the tests depend on it so it is built first.
+        .executableTarget(
+            name: "sqltk-test-helper",
+            dependencies: ["SQLiteToolkit"]
+        ),
         .testTarget(
             name: "SQLiteToolkitTests",
-            dependencies: ["SQLiteToolkit"]
+            dependencies: ["SQLiteToolkit", "sqltk-test-helper"]
         ),
         .testTarget(
             name: "SQLiteBindingsTests",

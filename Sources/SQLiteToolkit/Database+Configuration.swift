@@ -9,9 +9,18 @@ extension Database {
         /// Fail at once with `SQLITE_BUSY` (SQLite's own default, and the first cause of "database is locked").
         case immediateError
         /// Retry for up to this many seconds, then fail with `SQLITE_BUSY` (FMDB's `maxBusyRetryTimeInterval`).
+        ///
+        /// The toolkit's handler, not SQLite's: it tries again after short sleeps of random length (0.1 to 1 ms), so
+        /// a waiter gets the lock in the short gaps between another connection's transactions, even when processes
+        /// compete for CPU. The time is measured on the monotonic clock from the first try. See
+        /// docs/Concurrency.md for what the default promises.
         case timeout(TimeInterval)
         /// Ask `handler` with the number of retries so far; `true` retries, `false` fails with `SQLITE_BUSY`.
         case handler(@Sendable (_ retryCount: Int) -> Bool)
+        /// SQLite's own busy handler (`sqlite3_busy_timeout`): sleeps of 1, 2, 5, 10, ... up to 100 ms, until their
+        /// sum reaches this many seconds, then fails with `SQLITE_BUSY`. Under contention a writer that commits and
+        /// begins again at once can keep a waiter out for the whole time; ``timeout(_:)`` is fairer.
+        case sqliteTimeout(TimeInterval)
     }
 
     /// Options of a connection, applied at open. Each default is what most applications want.
@@ -86,6 +95,8 @@ extension Database {
         case .immediateError:
             code = connection.busyTimeout(0)
         case .timeout(let seconds):
+            code = connection.setBusyHandler(Database.fairBusyHandler(timeout: seconds))
+        case .sqliteTimeout(let seconds):
             let milliseconds = max(0, min(Double(Int32.max), (seconds * 1000).rounded()))
             code = connection.busyTimeout(Int32(milliseconds))
         case .handler(let handler):
@@ -97,5 +108,31 @@ extension Database {
         }
         if code != .ok { throw error(code, sql: nil) }
         busyMode = mode
+    }
+
+    /// The shortest and longest sleep of ``BusyMode/timeout(_:)`` between two tries, in microseconds.
+    static let busyRetrySleep: ClosedRange<UInt32> = 100...1_000
+
+    /// The handler of ``BusyMode/timeout(_:)``: retries after a short sleep of random length until `timeout` seconds
+    /// have passed since the first try (measured on the monotonic clock, so a process starved of CPU does not wait
+    /// longer than asked).
+    ///
+    /// SQLite's own handler sleeps longer and longer, up to 100 ms a time. A writer that holds the lock commits and
+    /// begins its next transaction within microseconds, so a waiter that sleeps that long almost never tries in the
+    /// gap, and when the processes also compete for CPU it can miss every gap until its timeout. Short sleeps try
+    /// often; random lengths keep several waiters from trying in lockstep.
+    static func fairBusyHandler(timeout: TimeInterval) -> (Int32) -> Bool {
+        let limit = timeout.isNaN ? 0 : max(0, timeout)
+        var episodeStart: UInt64 = 0
+        return { retries in
+            let now = DispatchTime.now().uptimeNanoseconds
+            if retries == 0 { episodeStart = now }
+            let elapsed = Double(now &- episodeStart) / 1e9
+            guard elapsed < limit else { return false }
+            let remaining = (limit - elapsed) * 1e6
+            let sleep = UInt32.random(in: busyRetrySleep)
+            usleep(remaining < Double(sleep) ? UInt32(max(1, remaining)) : sleep)
+            return true
+        }
     }
 }

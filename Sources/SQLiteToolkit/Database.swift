@@ -323,6 +323,16 @@ public final class Database {
     /// The number of cursors that have not reached their end or been dropped.
     public var openCursors: Int { openCursorCount }
 
+    /// Ends every open cursor, so that its next read throws `error`. Used by a queue or pool when an access ends:
+    /// a cursor kept past its access must not be read from the thread of a later one.
+    func endOpenCursors(throwing error: DatabaseError) {
+        guard openCursorCount > 0 else { return }
+        // Strong references first: closing a cursor can return its statement to the cache, which can evict and
+        // release another one, changing `liveStatements`.
+        let cursors = liveStatements.values.compactMap { $0.takeUnretainedValue().openCursor?.takeUnretainedValue() }
+        for cursor in cursors { cursor.end(throwing: error) }
+    }
+
     // MARK: - State
 
     /// The rowid of the last successful `INSERT` on this connection.

@@ -218,5 +218,24 @@ extension DatabaseError {
         case cipherParameterRejected(cipher: String, parameter: String)
         /// A key change was asked for inside a transaction; commit or roll back first.
         case rekeyInTransaction
+
+        // MARK: Concurrency
+        /// An access to a ``DatabaseQueue`` or ``DatabasePool`` (or its `close()`) was started from inside an access
+        /// to the same queue or pool on the same thread, where waiting would deadlock.
+        case reentrantAccess
+        /// The queue or pool was closed: ``DatabaseQueue/reopen()`` opens the queue again.
+        case accessAfterClose
+        /// A read access of a ``DatabasePool`` tried to write: its connections are read-only.
+        case writeInReadAccess
+        /// A ``DatabasePool`` needs a database file (WAL mode does not work in memory).
+        case inMemoryPool
+        /// The database could not be put in WAL mode, which a ``DatabasePool`` needs.
+        case walModeUnavailable
+        /// Every reader of a ``DatabasePool`` stayed busy until the reader timeout.
+        case readerTimeout
+        /// An access returned with a transaction still open: it was rolled back.
+        case transactionLeftOpen
+        /// A cursor was read after the access that opened it had ended.
+        case cursorOutlivedAccess
     }
 }

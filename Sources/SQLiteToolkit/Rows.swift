@@ -34,6 +34,7 @@ public final class Rows {
         self.returnsToCache = returnsToCache
         statement.hasOpenCursor = true
         statement.database.openCursorCount += 1
+        statement.openCursor = Unmanaged.passUnretained(self)
     }
 
     deinit {
@@ -89,6 +90,7 @@ public final class Rows {
         isFinished = true
         statement.hasOpenCursor = false
         statement.checksColumnsAfterStep = true
+        statement.openCursor = nil
         guard !statement.isFinalized else {
             // The connection closed: release it if a callback closed it while this cursor's statement ran.
             _ = statement.finalizedError()
@@ -97,6 +99,16 @@ public final class Rows {
         statement.database.openCursorCount -= 1
         _ = statement.handle.reset()
         if returnsToCache { statement.database.statementCache.checkIn(statement) }
+    }
+}
+
+extension Rows {
+    /// Closes the cursor so that every later ``next()`` throws `error`: used when the access of a queue or pool
+    /// that opened it ends, so the cursor cannot be read from another thread.
+    func end(throwing error: DatabaseError) {
+        guard !isFinished else { return }
+        failure = error
+        close()
     }
 }
 

@@ -44,6 +44,9 @@ public final class Statement {
     @exclusivity(unchecked) @usableFromInline var nameIndex: ColumnNameIndex?
     /// Whether a cursor is reading the statement's rows.
     @exclusivity(unchecked) @usableFromInline var hasOpenCursor = false
+    /// The cursor reading the statement's rows, unretained: the cursor clears it when it closes, which it does at
+    /// the latest in its `deinit`.
+    @exclusivity(unchecked) @usableFromInline var openCursor: Unmanaged<Rows>?
     /// Whether the statement cache has handed the statement out and not had it back.
     @exclusivity(unchecked) var isCheckedOut = false
     /// Whether the statement is the one the cache keeps for its SQL.

@@ -1,0 +1,383 @@
+import Foundation
+
+/// A database in WAL mode with one writer connection and several reader connections: reads run in parallel with
+/// each other and with the write in progress.
+///
+/// ```swift
+/// let pool = try DatabasePool(path: "/path/to/app.sqlite")
+/// try pool.write { db in
+///     try db.execute("INSERT INTO player (name, score) VALUES (?, ?)", "Arthur", 100)
+/// }
+/// let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM player", as: Int.self) }
+/// ```
+///
+/// - Writes use the one writer connection, one after another, like a ``DatabaseQueue``.
+/// - Each read runs in its own deferred transaction on a reader connection, so it sees one consistent snapshot:
+///   the last commit before its first read, never a write in progress. Reader connections are opened when needed, up
+///   to ``maximumReaderCount``; when all are busy, a read waits up to ``readerTimeout`` and then throws
+///   ``DatabaseError/Reason/readerTimeout``. Readers are read-only (`PRAGMA query_only`): a write in a read throws
+///   ``DatabaseError/Reason/writeInReadAccess``.
+/// - In WAL mode a read never blocks a write and a write never blocks a read. A ``barrierWrite(_:)`` waits for the
+///   reads in progress, keeps new ones waiting, and runs alone: for schema changes readers must not see half-done.
+/// - Checkpoints are automatic (SQLite's default: when a commit leaves the WAL at 1000 pages or more);
+///   ``checkpoint(_:)`` runs one in any mode.
+/// - Every connection, writer and readers, gets the set-up hook before its first use, so an encrypted database
+///   keys them all.
+/// - An access started on the thread of an access in progress to the same pool (a read inside a write, say) throws
+///   ``DatabaseError/Reason/reentrantAccess`` at once instead of deadlocking.
+///
+/// Related SQLite documentation: <https://sqlite.org/wal.html>
+public final class DatabasePool: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state (`idleReaders`, `openReaderCount`, `activeReadCount`,
+    // `waitingBarrierCount`, `accessThreads`, `isClosed`) is read and written only while holding `condition` (an
+    // NSCondition); a reader connection is used only by the read that took it out of `idleReaders`; the writer is a
+    // SerializedDatabase, safe on its own.
+    private let condition = NSCondition()
+    private var idleReaders: [Database] = []
+    private var openReaderCount = 0
+    private var activeReadCount = 0
+    private var waitingBarrierCount = 0
+    /// The threads inside an access (read, write or barrier) to this pool, for the re-entry check.
+    private var accessThreads: [UInt] = []
+    private var isClosed = false
+
+    let writer: SerializedDatabase
+    let readerRecipe: ConnectionRecipe
+    /// Where async reads wait for a reader and run: off Swift's cooperative thread pool.
+    private let readQueue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.read", attributes: .concurrent)
+
+    /// The most reader connections open at once.
+    public let maximumReaderCount: Int
+    /// How long a read waits for a reader connection when all are busy, in seconds.
+    public let readerTimeout: TimeInterval
+
+    /// The default number of readers: 5.
+    public static let defaultMaximumReaderCount = 5
+    /// The default wait for a reader: 10 seconds.
+    public static let defaultReaderTimeout: TimeInterval = 10
+
+    /// Opens the writer connection now (a file that cannot be opened throws here), puts the database in WAL mode,
+    /// and runs `setUp` on it; readers are opened when reads need them, each with `setUp` too.
+    ///
+    /// - Parameters:
+    ///   - path: a database file (or a `file:` URI naming one). An in-memory database is refused with
+    ///     ``DatabaseError/Reason/inMemoryPool``: WAL needs a file that several connections share.
+    ///   - configuration: the options of every connection.
+    ///   - maximumReaderCount: the most reader connections open at once (at least 1); default 5.
+    ///   - readerTimeout: how long a read waits for a free reader before it throws; default 10 seconds.
+    ///   - setUp: runs on every new connection before its first use: key, pragmas, functions, collations.
+    public init(
+        path: String,
+        configuration: Database.Configuration = Database.Configuration(),
+        maximumReaderCount: Int = DatabasePool.defaultMaximumReaderCount,
+        readerTimeout: TimeInterval = DatabasePool.defaultReaderTimeout,
+        setUp: (@Sendable (Database) throws -> Void)? = nil
+    ) throws {
+        if DatabasePool.isInMemory(path, configuration: configuration) {
+            throw DatabaseError.misuse(
+                "a database pool needs a database file: WAL mode does not work in memory; use a DatabaseQueue",
+                reason: .inMemoryPool)
+        }
+        self.maximumReaderCount = max(1, maximumReaderCount)
+        self.readerTimeout = readerTimeout
+        self.readerRecipe = ConnectionRecipe(
+            path: path, configuration: configuration,
+            setUp: { db in
+                try setUp?(db)
+                try db.execute("PRAGMA query_only = ON")
+            })
+        let writerRecipe = ConnectionRecipe(
+            path: path, configuration: configuration,
+            setUp: { db in
+                try setUp?(db)
+                // The journal mode is persistent in the file; asking again on an existing WAL database is cheap.
+                let mode = try db.queryValue("PRAGMA journal_mode = WAL", as: String.self)
+                guard mode?.lowercased() == "wal" else {
+                    throw DatabaseError.misuse(
+                        "the database could not be put in WAL mode (journal_mode is \(mode ?? "unknown"))",
+                        reason: .walModeUnavailable)
+                }
+            })
+        writer = try SerializedDatabase(recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write")
+    }
+
+    private static func isInMemory(_ path: String, configuration: Database.Configuration) -> Bool {
+        if path.isEmpty || path == ":memory:" || configuration.openFlags.contains(.memory) { return true }
+        guard path.hasPrefix("file:") else { return false }
+        return path.hasPrefix("file::memory:") || path.contains("mode=memory")
+    }
+
+    /// The path of the database.
+    public var path: String { readerRecipe.path }
+
+    /// The number of reader connections open now (busy or idle).
+    public var readerCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return openReaderCount
+    }
+
+    /// Closes the reader connections that no read is using, to give their memory back (for example on a memory
+    /// warning); reads open new ones as they need them.
+    public func closeIdleReaders() {
+        condition.lock()
+        let readers = idleReaders
+        idleReaders.removeAll()
+        openReaderCount -= readers.count
+        condition.broadcast()
+        condition.unlock()
+        for reader in readers { reader.close() }
+    }
+
+    /// Waits for the accesses in progress, then closes every connection; later accesses throw
+    /// ``DatabaseError/Reason/accessAfterClose``. Closing twice does nothing.
+    ///
+    /// - Throws: ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
+    public func close() throws {
+        let thread = currentThreadID()
+        condition.lock()
+        if accessThreads.contains(thread) {
+            condition.unlock()
+            throw DatabaseError.misuse(
+                "close() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
+        }
+        isClosed = true
+        condition.broadcast()
+        while activeReadCount > 0 { condition.wait() }
+        let readers = idleReaders
+        idleReaders.removeAll()
+        openReaderCount -= readers.count
+        condition.unlock()
+        for reader in readers { reader.close() }
+        try writer.close()
+    }
+
+    // MARK: - Entering and leaving
+
+    /// Records the calling thread as inside an access, or throws when it is already inside one, or the pool is
+    /// closed. Called with `condition` held.
+    private func enter(_ thread: UInt, _ kind: String) throws {
+        if accessThreads.contains(thread) {
+            throw DatabaseError.misuse(
+                "\(kind) started inside an access to the same pool would wait for itself; "
+                    + "use the Database the enclosing access received", reason: .reentrantAccess)
+        }
+        if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
+    }
+
+    /// Forgets the calling thread's access. Called with `condition` held.
+    private func leave(_ thread: UInt) {
+        if let index = accessThreads.firstIndex(of: thread) { accessThreads.remove(at: index) }
+    }
+
+    // MARK: - Reads
+
+    /// Takes a reader connection out of the pool, opening one when none is idle and fewer than the maximum are
+    /// open; waits up to ``readerTimeout`` otherwise, and while a barrier write waits or runs.
+    private func checkOutReader(_ thread: UInt) throws -> Database {
+        condition.lock()
+        do {
+            try enter(thread, "a read")
+            let deadline = Date(timeIntervalSinceNow: readerTimeout)
+            while waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
+                if !condition.wait(until: deadline) {
+                    throw DatabaseError(
+                        extendedCode: .busy,
+                        message: "every reader of the pool stayed busy for \(readerTimeout) s", reason: .readerTimeout)
+                }
+                try enter(thread, "a read")
+            }
+        } catch {
+            condition.unlock()
+            throw error
+        }
+        accessThreads.append(thread)
+        activeReadCount += 1
+        if let reader = idleReaders.popLast() {
+            condition.unlock()
+            return reader
+        }
+        openReaderCount += 1
+        condition.unlock()
+        do {
+            return try readerRecipe.open()
+        } catch {
+            checkIn(nil, thread)
+            throw error
+        }
+    }
+
+    /// Gives a reader back (or drops the place of one that failed to open) and wakes the waiting accesses.
+    private func checkIn(_ reader: Database?, _ thread: UInt) {
+        condition.lock()
+        leave(thread)
+        activeReadCount -= 1
+        var readerToClose: Database?
+        if let reader, !isClosed, reader.isOpen {
+            idleReaders.append(reader)
+        } else {
+            openReaderCount -= 1
+            readerToClose = reader
+        }
+        condition.broadcast()
+        condition.unlock()
+        readerToClose?.close()
+    }
+
+    func read<T>(cancellation: AccessCancellation?, _ body: (Database) throws -> T) throws -> T {
+        let thread = currentThreadID()
+        let reader = try checkOutReader(thread)
+        defer { checkIn(reader, thread) }
+        if let cancellation, !cancellation.start(reader.interruptHandle) { throw CancellationError() }
+        let result: Result<T, any Error> = Result {
+            do {
+                return try reader.transaction(.deferred, body)
+            } catch let error as DatabaseError where error.code == .readonly {
+                var error = error
+                error.reason = .writeInReadAccess
+                throw error
+            }
+        }
+        cancellation?.finish()
+        try SerializedDatabase.finishAccess(reader, bodyFailed: result.isFailure)
+        return try result.get()
+    }
+
+    /// Runs `body` on a reader connection in a deferred transaction: it sees the database as of the last commit
+    /// before its first read, whatever the writer does meanwhile.
+    ///
+    /// - Throws: the error of `body`; ``DatabaseError/Reason/writeInReadAccess`` when it writes;
+    ///   ``DatabaseError/Reason/readerTimeout`` (with `SQLITE_BUSY`) when no reader was free in time;
+    ///   ``DatabaseError/Reason/reentrantAccess`` inside an access to this pool;
+    ///   ``DatabaseError/Reason/accessAfterClose`` after ``close()``.
+    @discardableResult
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try read(cancellation: nil, body)
+    }
+
+    /// ``read(_:)`` for async code: waits for a reader without blocking a thread of Swift's cooperative pool;
+    /// cancelling the task interrupts the running statement.
+    @discardableResult
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let cancellation = AccessCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                readQueue.async {
+                    continuation.resume(with: Result { try self.read(cancellation: cancellation, body) })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    // MARK: - Writes
+
+    /// Runs `body` with the writer, recording the calling thread for the re-entry check.
+    private func withWriter<T>(
+        barrier: Bool,
+        cancellation: AccessCancellation?,
+        _ body: (Database) throws -> T
+    ) throws -> T {
+        let thread = currentThreadID()
+        condition.lock()
+        do {
+            try enter(thread, barrier ? "a barrier write" : "a write")
+        } catch {
+            condition.unlock()
+            throw error
+        }
+        accessThreads.append(thread)
+        if barrier {
+            // New reads wait from now on; the reads in progress finish first.
+            waitingBarrierCount += 1
+            while activeReadCount > 0 { condition.wait() }
+        }
+        condition.unlock()
+        defer {
+            condition.lock()
+            leave(thread)
+            if barrier { waitingBarrierCount -= 1 }
+            condition.broadcast()
+            condition.unlock()
+        }
+        return try writer.access(cancellation: cancellation, body)
+    }
+
+    private func asyncWrite<T: Sendable>(
+        barrier: Bool,
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        let cancellation = AccessCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                writer.dispatchQueue.async {
+                    continuation.resume(
+                        with: Result { try self.withWriter(barrier: barrier, cancellation: cancellation, body) })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Runs `body` with the writer in an immediate transaction: commits when it returns, rolls back and rethrows
+    /// when it throws. Reads in progress keep their snapshot and are not blocked.
+    @discardableResult
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try withWriter(barrier: false, cancellation: nil) { db in try db.transaction(.immediate, body) }
+    }
+
+    /// Runs `body` with the writer outside any transaction the pool would open (for `VACUUM`, pragmas, or your
+    /// own transactions).
+    @discardableResult
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try withWriter(barrier: false, cancellation: nil, body)
+    }
+
+    /// Waits for the reads in progress, keeps new reads waiting, and runs `body` with the writer outside any
+    /// transaction the pool would open: for changes that readers must not see half-done.
+    @discardableResult
+    public func barrierWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        try withWriter(barrier: true, cancellation: nil, body)
+    }
+
+    /// ``write(_:)`` for async code.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await asyncWrite(barrier: false) { db in try db.transaction(.immediate, body) }
+    }
+
+    /// ``writeWithoutTransaction(_:)`` for async code.
+    @discardableResult
+    public func writeWithoutTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        try await asyncWrite(barrier: false, body)
+    }
+
+    /// ``barrierWrite(_:)`` for async code.
+    @discardableResult
+    public func barrierWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await asyncWrite(barrier: true, body)
+    }
+
+    // MARK: - Checkpoints
+
+    /// Runs a WAL checkpoint on the writer: `.passive` copies what it can without waiting; `.full` waits for the
+    /// writer lock and for readers of older snapshots; `.restart` also waits until the next writer can restart the
+    /// WAL from its beginning; `.truncate` also truncates the WAL file to zero bytes. Waiting follows the busy mode.
+    ///
+    /// - Returns: the number of frames in the WAL, and how many of them are now in the database file.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/wal_checkpoint_v2.html>
+    @discardableResult
+    public func checkpoint(_ mode: CheckpointMode = .passive) throws -> (walFrames: Int, checkpointedFrames: Int) {
+        try writeWithoutTransaction { db in
+            let connection = try db.connection()
+            let (code, walFrames, checkpointed) = connection.checkpoint(schema: nil, mode: mode)
+            guard code == .ok else { throw db.error(code, sql: nil) }
+            return (Int(walFrames), Int(checkpointed))
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The identity of the calling thread, for re-entry checks: an access records the thread that runs it, and an
+/// access started on that same thread before the first one ends is a re-entry.
+@inline(__always)
+func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+    #else
+        UInt(pthread_self())
+    #endif
+}
+
+/// How every connection of a queue or pool is opened: the same path, configuration and set-up hook each time.
+struct ConnectionRecipe: Sendable {
+    var path: String
+    var configuration: Database.Configuration
+    var setUp: (@Sendable (Database) throws -> Void)?
+
+    /// Opens a connection and runs the set-up hook on it; nothing stays open when either fails.
+    func open() throws -> Database {
+        let database = try Database(path: path, configuration: configuration)
+        do {
+            try setUp?(database)
+        } catch {
+            database.close()
+            throw error
+        }
+        return database
+    }
+}
+
+/// One connection used by one access at a time: the core of ``DatabaseQueue`` and of ``DatabasePool``'s writer.
+///
+/// An access takes the connection under `condition`, runs its closure without holding any lock, and gives the
+/// connection back. The thread of the access in progress is recorded, so an access started on that thread before
+/// the first ends throws instead of waiting for itself.
+final class SerializedDatabase: @unchecked Sendable {
+    // @unchecked Sendable: `database`, `isBusy`, `ownerThread` and `isClosedForGood` are read and written only while
+    // holding `condition` (an NSCondition). The connection itself is used only by the access that set `isBusy`.
+    private let condition = NSCondition()
+    private var database: Database?
+    private var isBusy = false
+    private var ownerThread: UInt = 0
+    let recipe: ConnectionRecipe
+    /// Runs async accesses one after another, off Swift's cooperative thread pool: an access that waits for the
+    /// connection blocks a thread of this queue, never one that other tasks need to make progress.
+    let dispatchQueue: DispatchQueue
+
+    /// Opens the connection at once, so a path that cannot be opened throws here.
+    init(recipe: ConnectionRecipe, label: String) throws {
+        self.recipe = recipe
+        self.database = try recipe.open()
+        self.dispatchQueue = DispatchQueue(label: label)
+    }
+
+    deinit {
+        database?.close()
+    }
+
+    /// Whether the connection is open.
+    var isOpen: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return database != nil
+    }
+
+    /// Whether the calling thread is inside an access.
+    var isAccessedByCurrentThread: Bool {
+        let thread = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        return isBusy && ownerThread == thread
+    }
+
+    /// Waits until the connection is free and takes it.
+    private func checkOut(_ kind: String) throws -> Database {
+        let thread = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        if isBusy && ownerThread == thread {
+            throw DatabaseError.misuse(
+                "\(kind) started inside an access to the same queue would wait for itself; "
+                    + "use the Database the enclosing access received", reason: .reentrantAccess)
+        }
+        while isBusy { condition.wait() }
+        guard let database else {
+            throw DatabaseError.misuse("the database queue is closed", reason: .accessAfterClose)
+        }
+        isBusy = true
+        ownerThread = thread
+        return database
+    }
+
+    /// Gives the connection back and wakes one waiting access.
+    private func checkIn() {
+        condition.lock()
+        isBusy = false
+        ownerThread = 0
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs `body` with the connection, alone; ends it as ``finishAccess(_:)`` describes.
+    func access<T>(cancellation: AccessCancellation? = nil, _ body: (Database) throws -> T) throws -> T {
+        let database = try checkOut("an access")
+        defer { checkIn() }
+        if let cancellation, !cancellation.start(database.interruptHandle) { throw CancellationError() }
+        let result: Result<T, any Error> = Result { try body(database) }
+        cancellation?.finish()
+        try Self.finishAccess(database, bodyFailed: result.isFailure)
+        return try result.get()
+    }
+
+    /// Ends an access: ends the cursors it left open, and rolls back a transaction it left open, which is an error
+    /// unless the body threw already.
+    static func finishAccess(_ database: Database, bodyFailed: Bool) throws {
+        database.endOpenCursors(
+            throwing: DatabaseError.misuse(
+                "the cursor was read after the access that opened it ended", reason: .cursorOutlivedAccess))
+        guard database.isInTransaction else { return }
+        try? database.rollback()
+        if !bodyFailed {
+            throw DatabaseError.misuse(
+                "the access returned with a transaction open; it was rolled back", reason: .transactionLeftOpen)
+        }
+    }
+
+    /// Waits for the access in progress, then closes the connection. Later accesses throw until ``reopen()``.
+    /// Closing a closed connection does nothing.
+    func close() throws {
+        let thread = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        if isBusy && ownerThread == thread {
+            throw DatabaseError.misuse(
+                "close() inside an access to the same queue would wait for itself", reason: .reentrantAccess)
+        }
+        while isBusy { condition.wait() }
+        database?.close()
+        database = nil
+        condition.broadcast()
+    }
+
+    /// Opens the connection again with the same recipe; does nothing when it is open.
+    func reopen() throws {
+        let thread = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        if isBusy && ownerThread == thread {
+            throw DatabaseError.misuse(
+                "reopen() inside an access to the same queue would wait for itself", reason: .reentrantAccess)
+        }
+        while isBusy { condition.wait() }
+        guard database == nil else { return }
+        database = try recipe.open()
+        condition.broadcast()
+    }
+
+    /// Runs `body` with the connection on ``dispatchQueue``, and interrupts the running statement when the awaiting
+    /// task is cancelled.
+    func asyncAccess<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let cancellation = AccessCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                dispatchQueue.async {
+                    continuation.resume(with: Result { try self.access(cancellation: cancellation, body) })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}
+
+extension Result {
+    var isFailure: Bool {
+        if case .failure = self { return true }
+        return false
+    }
+}
+
+/// Connects a task's cancellation to the access that runs for it: cancelled before the access starts, the access
+/// does not run; cancelled while it runs, its running statement is interrupted.
+final class AccessCancellation: @unchecked Sendable {
+    // @unchecked Sendable: `state` is read and written only while holding `lock`.
+    private enum State {
+        case waiting
+        case running(InterruptHandle)
+        case finished
+        case cancelled
+    }
+
+    private let lock = NSLock()
+    private var state = State.waiting
+
+    /// Called when the access takes its connection: `false` when the task was cancelled already.
+    func start(_ interruptHandle: InterruptHandle) -> Bool {
+        lock.withLock {
+            guard case .waiting = state else { return false }
+            state = .running(interruptHandle)
+            return true
+        }
+    }
+
+    /// Called when the access's closure returns, before the connection is given back.
+    func finish() {
+        lock.withLock { state = .finished }
+    }
+
+    /// Called when the awaiting task is cancelled.
+    func cancel() {
+        lock.withLock {
+            switch state {
+            case .waiting:
+                state = .cancelled
+            case .running(let interruptHandle):
+                // sqlite3_interrupt is safe from any thread while the connection is open; the handle does nothing
+                // after close.
+                interruptHandle.interrupt()
+                state = .cancelled
+            case .finished, .cancelled:
+                break
+            }
+        }
+    }
+}

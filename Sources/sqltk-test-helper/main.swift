@@ -1,0 +1,139 @@
+// sqltk-test-helper: the child process of the tests that need more than one process (locks and busy handling
+// between processes, crash and reliability tests). Not a product: only the package's own tests run it.
+//
+//   sqltk-test-helper create-counter PATH (wal|delete)
+//       creates the table `counter (id, value)` with one row of value 0, in that journal mode
+//   sqltk-test-helper increment PATH COUNT [BUSY [SYNCHRONOUS]]
+//       COUNT immediate transactions, each adding 1 to the counter; prints "ok COUNT busy B" where B is the number
+//       of transactions that failed with SQLITE_BUSY (each failure is retried until COUNT succeed); exits 1 on any
+//       other error. BUSY: `default` (the configuration's default, when omitted), `sqlite:SECONDS` (SQLite's own
+//       sqlite3_busy_timeout), `timeout:SECONDS` (the toolkit's handler), `immediate`, or
+//       `jitter:MIN:MAX:SECONDS` (sleeps of MIN to MAX microseconds); SYNCHRONOUS: off, normal or full
+//   sqltk-test-helper spin SECONDS
+//       keeps one CPU busy for SECONDS, to starve the other processes
+//
+// Later tests add their subcommands to `commands`.
+
+import Foundation
+import SQLiteToolkit
+
+/// Thrown for a command line this program does not understand; exits with status 2.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+}
+
+let commands: [String: ([String]) throws -> Void] = [
+    "create-counter": createCounter,
+    "increment": increment,
+    "spin": spin,
+]
+
+func createCounter(_ arguments: [String]) throws {
+    guard arguments.count == 2, ["wal", "delete"].contains(arguments[1]) else {
+        throw UsageError(description: "create-counter PATH (wal|delete)")
+    }
+    let db = try Database(path: arguments[0])
+    defer { db.close() }
+    _ = try db.queryValue("PRAGMA journal_mode = \(arguments[1])", as: String.self)
+    try db.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
+    try db.execute("INSERT INTO counter (id, value) VALUES (1, 0)")
+}
+
+func busyMode(_ text: String) throws -> Database.BusyMode? {
+    if text == "default" { return nil }
+    if text == "immediate" { return .immediateError }
+    let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+    guard parts.count == 2, let seconds = Double(parts[1]) else { throw UsageError(description: "busy mode \(text)") }
+    switch parts[0] {
+    case "sqlite": return .sqliteTimeout(seconds)
+    case "timeout": return .timeout(seconds)
+    default: throw UsageError(description: "busy mode \(text)")
+    }
+}
+
+/// `jitter:MIN:MAX:SECONDS`: retries with sleeps drawn between MIN and MAX microseconds for up to SECONDS, the shape
+/// of handler measured against SQLite's own before choosing the default.
+func jitterMode(_ text: String) -> Database.BusyMode? {
+    let parts = text.split(separator: ":").map(String.init)
+    guard parts.count == 4, parts[0] == "jitter", let low = UInt32(parts[1]), let high = UInt32(parts[2]),
+        low <= high, let seconds = Double(parts[3])
+    else { return nil }
+    let start = EpisodeStart()
+    return .handler { retries in
+        let now = Date()
+        if retries == 0 { start.set(now) }
+        guard now.timeIntervalSince(start.get()) < seconds else { return false }
+        usleep(UInt32.random(in: low...high))
+        return true
+    }
+}
+
+/// When the current busy episode started.
+final class EpisodeStart: @unchecked Sendable {
+    // @unchecked Sendable: `date` is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var date = Date()
+    func set(_ value: Date) { lock.withLock { date = value } }
+    func get() -> Date { lock.withLock { date } }
+}
+
+func increment(_ arguments: [String]) throws {
+    guard (2...4).contains(arguments.count), let count = Int(arguments[1]), count >= 0 else {
+        throw UsageError(description: "increment PATH COUNT [BUSY [SYNCHRONOUS]]")
+    }
+    var configuration = Database.Configuration()
+    if arguments.count >= 3 {
+        if let mode = jitterMode(arguments[2]) {
+            configuration.busyMode = mode
+        } else if let mode = try busyMode(arguments[2]) {
+            configuration.busyMode = mode
+        }
+    }
+    let db = try Database(path: arguments[0], configuration: configuration)
+    defer { db.close() }
+    if arguments.count == 4 {
+        guard ["off", "normal", "full"].contains(arguments[3]) else { throw UsageError(description: "synchronous") }
+        try db.execute("PRAGMA synchronous = \(arguments[3])")
+    }
+    var busyErrors = 0
+    var done = 0
+    while done < count {
+        do {
+            try db.transaction(.immediate) { db in
+                try db.execute("UPDATE counter SET value = value + 1 WHERE id = 1")
+            }
+            done += 1
+        } catch let error as DatabaseError where error.isBusy {
+            busyErrors += 1
+        }
+    }
+    print("ok \(done) busy \(busyErrors)")
+}
+
+func spin(_ arguments: [String]) throws {
+    guard arguments.count == 1, let seconds = Double(arguments[0]) else {
+        throw UsageError(description: "spin SECONDS")
+    }
+    let end = Date(timeIntervalSinceNow: seconds)
+    var value: UInt64 = 1
+    while Date() < end {
+        for _ in 0..<100_000 { value = value &* 6_364_136_223_846_793_005 &+ 1 }
+    }
+    if value == 0 { print(value) }  // keeps the loop from being optimized away
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first, let command = commands[name] else {
+    FileHandle.standardError.write(
+        Data("usage: sqltk-test-helper (\(commands.keys.sorted().joined(separator: "|"))) ...\n".utf8))
+    exit(2)
+}
+do {
+    try command(Array(arguments.dropFirst()))
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data("usage: sqltk-test-helper \(error)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("sqltk-test-helper \(name): \(error)\n".utf8))
+    exit(1)
+}

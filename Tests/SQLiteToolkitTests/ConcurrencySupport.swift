@@ -1,0 +1,47 @@
+import Foundation
+
+/// A value shared between the threads of a test.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    var current: Value { withLock { $0 } }
+}
+
+/// Runs `body` on a new thread and waits for it at most `seconds`: `nil` when it did not finish in time, so a test
+/// of something that could deadlock fails instead of hanging (the stuck thread is left behind).
+func runOnThread<T: Sendable>(timeout seconds: Double, _ body: @escaping @Sendable () throws -> T) -> Result<
+    T, any Error
+>? {
+    let result = Locked<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        let outcome = Result { try body() }
+        result.withLock { $0 = outcome }
+        done.signal()
+    }
+    thread.start()
+    guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+    return result.current
+}
+
+/// Runs `body(index)` on `count` threads at once and waits for all of them.
+func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    DispatchQueue.concurrentPerform(iterations: count, execute: body)
+}
+
+/// Waits for `semaphore` for at most `seconds`; `false` when it timed out.
+func wait(_ semaphore: DispatchSemaphore, seconds: Double = 20) -> Bool {
+    semaphore.wait(timeout: .now() + seconds) == .success
+}

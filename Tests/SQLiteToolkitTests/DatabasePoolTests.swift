@@ -1,0 +1,287 @@
+import Foundation
+import SQLiteToolkit
+import Testing
+
+@Suite("Database pool", .timeLimit(.minutes(2)))
+struct DatabasePoolTests {
+    /// Calls `body` with a new pool on a new file holding `item (id INTEGER PRIMARY KEY)`, closes it and removes the
+    /// file afterwards.
+    private func withPool<T>(
+        maximumReaderCount: Int = DatabasePool.defaultMaximumReaderCount,
+        readerTimeout: TimeInterval = DatabasePool.defaultReaderTimeout,
+        setUp: (@Sendable (Database) throws -> Void)? = nil,
+        _ body: (DatabasePool) throws -> T
+    ) throws -> T {
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try DatabasePool(
+                path: path, maximumReaderCount: maximumReaderCount, readerTimeout: readerTimeout, setUp: setUp)
+            defer { try? pool.close() }
+            try pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+            return try body(pool)
+        }
+    }
+
+    private func count(_ db: Database) throws -> Int {
+        try db.queryValue("SELECT count(*) FROM item", as: Int.self) ?? -1
+    }
+
+    @Test(
+        "an in-memory pool is refused with a clear error",
+        arguments: [":memory:", "", "file::memory:", "file:x?mode=memory"])
+    func inMemoryRefused(path: String) throws {
+        let error = try #require(throws: DatabaseError.self) { try DatabasePool(path: path) }
+        #expect(error.reason == .inMemoryPool)
+    }
+
+    @Test("a pool whose file cannot be opened throws at creation")
+    func opensEagerly() throws {
+        let error = try #require(throws: DatabaseError.self) {
+            try DatabasePool(path: "/nonexistent-\(UUID().uuidString)/db.sqlite")
+        }
+        #expect(error.code == .cantopen)
+    }
+
+    @Test("the database is in WAL mode and reads see committed writes")
+    func walAndCommittedData() throws {
+        try withPool { pool in
+            #expect(try pool.read { db in try db.queryValue("PRAGMA journal_mode", as: String.self) } == "wal")
+            try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+            #expect(try pool.read { db in try count(db) } == 1)
+        }
+    }
+
+    @Test("a read during a write runs at once and does not see the uncommitted change")
+    func readsNeverSeeUncommitted() throws {
+        try withPool { pool in
+            let written = DispatchSemaphore(value: 0)
+            let readDone = DispatchSemaphore(value: 0)
+            let writer = Thread {
+                try? pool.write { db in
+                    try db.execute("INSERT INTO item DEFAULT VALUES")
+                    written.signal()
+                    _ = wait(readDone)
+                }
+            }
+            writer.start()
+            #expect(wait(written))
+            #expect(try pool.read { db in try count(db) } == 0)
+            readDone.signal()
+            // The next write waits for the first; after it, the insert is visible.
+            try pool.write { _ in }
+            #expect(try pool.read { db in try count(db) } == 1)
+        }
+    }
+
+    @Test("a read started before a write keeps its snapshot until it ends")
+    func snapshotIsKept() throws {
+        try withPool { pool in
+            let firstRead = DispatchSemaphore(value: 0)
+            let writeDone = DispatchSemaphore(value: 0)
+            let counts = Locked<[Int]>([])
+            let reader = Thread {
+                try? pool.read { db in
+                    let before = try count(db)
+                    firstRead.signal()
+                    _ = wait(writeDone)
+                    let after = try count(db)
+                    counts.withLock { $0 = [before, after] }
+                }
+                firstRead.signal()
+            }
+            reader.start()
+            #expect(wait(firstRead))
+            try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+            writeDone.signal()
+            // Wait for the reader by taking every reader connection in turn: a barrier waits for reads.
+            try pool.barrierWrite { _ in }
+            #expect(counts.current == [0, 0])
+            #expect(try pool.read { db in try count(db) } == 1)
+        }
+    }
+
+    @Test("two reads run at the same time")
+    func readsRunConcurrently() throws {
+        try withPool(maximumReaderCount: 2) { pool in
+            let first = DispatchSemaphore(value: 0)
+            let second = DispatchSemaphore(value: 0)
+            let met = Locked(0)
+            concurrently(2) { index in
+                try? pool.read { _ in
+                    // Each read waits inside for the other: only concurrent reads both get through.
+                    (index == 0 ? first : second).signal()
+                    if wait(index == 0 ? second : first) { met.withLock { $0 += 1 } }
+                }
+            }
+            #expect(met.current == 2)
+            #expect(pool.readerCount == 2)
+        }
+    }
+
+    @Test("a write inside a read throws; the reader stays usable")
+    func writeInReadThrows() throws {
+        try withPool { pool in
+            let error = try #require(throws: DatabaseError.self) {
+                try pool.read { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+            }
+            #expect(error.reason == .writeInReadAccess)
+            #expect(try pool.read { db in try count(db) } == 0)
+        }
+    }
+
+    @Test("a nested access to the same pool throws the re-entry error instead of hanging")
+    func reentryThrows() throws {
+        try withPool { pool in
+            let outcome = runOnThread(timeout: 20) { () throws -> [DatabaseError.Reason?] in
+                var reasons: [DatabaseError.Reason?] = []
+                func record(_ nested: () throws -> Void) {
+                    do {
+                        try nested()
+                        reasons.append(nil)
+                    } catch {
+                        reasons.append((error as? DatabaseError)?.reason)
+                    }
+                }
+                try pool.read { _ in
+                    record { try pool.read { _ in } }
+                    record { try pool.write { _ in } }
+                    record { try pool.barrierWrite { _ in } }
+                }
+                try pool.write { _ in
+                    record { try pool.read { _ in } }
+                    record { try pool.write { _ in } }
+                    record { try pool.close() }
+                }
+                return reasons
+            }
+            let result = try #require(outcome, "a nested access must throw, not wait for itself")
+            #expect(try result.get() == Array(repeating: .reentrantAccess, count: 6))
+        }
+    }
+
+    @Test("when every reader is busy a read waits, then throws after the reader timeout")
+    func readerTimeout() throws {
+        try withPool(maximumReaderCount: 1, readerTimeout: 0.3) { pool in
+            let inside = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let holder = Thread {
+                try? pool.read { _ in
+                    inside.signal()
+                    _ = wait(release)
+                }
+            }
+            holder.start()
+            #expect(wait(inside))
+            let error = try #require(throws: DatabaseError.self) { try pool.read { db in try count(db) } }
+            #expect(error.reason == .readerTimeout)
+            #expect(error.isBusy)
+            release.signal()
+            // Once the reader is free, a waiting read gets it.
+            #expect(try pool.read { db in try count(db) } == 0)
+        }
+    }
+
+    @Test("the number of readers can be read and idle readers closed; the set-up hook runs on every connection")
+    func readerCountAndSetUp() throws {
+        let setUps = Locked(0)
+        let setUp: @Sendable (Database) -> Void = { _ in setUps.withLock { $0 += 1 } }
+        try withPool(setUp: setUp) { pool in
+            #expect(pool.readerCount == 0)
+            #expect(setUps.current == 1)  // the writer
+            try pool.read { _ in }
+            #expect(pool.readerCount == 1)
+            #expect(setUps.current == 2)
+            pool.closeIdleReaders()
+            #expect(pool.readerCount == 0)
+            try pool.read { _ in }
+            #expect(setUps.current == 3)
+        }
+    }
+
+    @Test("a barrier write waits for the reads in progress and runs alone")
+    func barrierWaitsForReads() throws {
+        try withPool { pool in
+            let inside = DispatchSemaphore(value: 0)
+            let events = Locked<[String]>([])
+            let reader = Thread {
+                try? pool.read { _ in
+                    inside.signal()
+                    Thread.sleep(forTimeInterval: 0.2)
+                    events.withLock { $0.append("read ends") }
+                }
+            }
+            reader.start()
+            #expect(wait(inside))
+            try pool.barrierWrite { db in
+                events.withLock { $0.append("barrier runs") }
+                try db.execute("ALTER TABLE item ADD COLUMN name TEXT")
+            }
+            #expect(events.current == ["read ends", "barrier runs"])
+            #expect(try pool.read { db in try db.query("SELECT * FROM item").statement.columnCount } == 2)
+        }
+    }
+
+    @Test("checkpoint runs in every mode")
+    func checkpoint() throws {
+        try withPool { pool in
+            try pool.write { db in
+                for _ in 0..<100 { try db.execute("INSERT INTO item DEFAULT VALUES") }
+            }
+            for mode in [CheckpointMode.passive, .full, .restart] {
+                let result = try pool.checkpoint(mode)
+                #expect(result.checkpointedFrames == result.walFrames)
+            }
+            let truncated = try pool.checkpoint(.truncate)
+            #expect(truncated.walFrames == 0)
+            #expect(try pool.read { db in try count(db) } == 100)
+        }
+    }
+
+    @Test("async reads and writes from many tasks")
+    func asyncAccesses() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            try await pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        if index.isMultiple(of: 2) {
+                            try await pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+                        } else {
+                            let count = try await pool.read { db in
+                                try db.queryValue("SELECT count(*) FROM item", as: Int.self)
+                            }
+                            #expect((0...20).contains(count ?? -1))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 20)
+            try pool.close()
+        }
+    }
+
+    @Test("after close, accesses throw the closed error")
+    func closed() throws {
+        try withPool { pool in
+            try pool.read { _ in }
+            try pool.close()
+            #expect(pool.readerCount == 0)
+            let error = try #require(throws: DatabaseError.self) { try pool.read { _ in } }
+            #expect(error.reason == .accessAfterClose)
+            #expect(throws: DatabaseError.self) { try pool.write { _ in } }
+            try pool.close()
+        }
+    }
+}
+
+extension TemporaryFile {
+    /// ``withDatabasePath(_:)`` for async tests.
+    static func withDatabasePathAsync<T>(_ body: (String) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("SQLiteToolkitTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(directory.appendingPathComponent("test.sqlite").path)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import SQLiteToolkit
+import Testing
+
+/// Runs `sqltk-test-helper`, the executable target the test target depends on, as child processes.
+enum TestHelper {
+    /// The helper beside the test binary (SwiftPM puts every product of a build in one folder).
+    static func executable() throws -> URL {
+        var folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for folder in folders {
+            let candidate = folder.appendingPathComponent("sqltk-test-helper")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw HelperError(description: "sqltk-test-helper not found beside the tests in \(folders.map(\.path))")
+    }
+
+    struct HelperError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A started helper process and what it prints.
+    final class Child: @unchecked Sendable {
+        // @unchecked Sendable: Process and Pipe are used from the test's thread only; FileHandle reads are safe.
+        let process = Process()
+        private let output = Pipe()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = try TestHelper.executable()
+            process.arguments = arguments
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+        }
+
+        /// Waits at most `seconds` for the process to exit; kills it and returns `nil` when it does not. Polls with
+        /// `Task.sleep`, so waiting holds no thread of the cooperative pool that other tests need.
+        func wait(seconds: Double) async throws -> (status: Int32, output: String)? {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+                return nil
+            }
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+
+        /// Stops a process that runs until killed.
+        func stop() {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+}
+
+@Suite("Writers in several processes", .serialized, .timeLimit(.minutes(3)))
+struct MultiProcessTests {
+    struct Scenario: Sendable, CustomTestStringConvertible {
+        var journalMode: String
+        var writers: Int
+        var testDescription: String { "\(writers) writers, \(journalMode) journal" }
+    }
+
+    /// Four and eight writers, in WAL and in the default rollback journal, each beside two CPU-bound processes on
+    /// this 2-core machine.
+    static let scenarios = [
+        Scenario(journalMode: "wal", writers: 4), Scenario(journalMode: "delete", writers: 4),
+        Scenario(journalMode: "wal", writers: 8), Scenario(journalMode: "delete", writers: 8),
+    ]
+
+    @Test(
+        "with the default busy handling, writers in several processes each add 1,000 and no busy error reaches them",
+        arguments: scenarios)
+    func concurrentIncrements(scenario: Scenario) async throws {
+        let increments = 1_000
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let create = try TestHelper.Child(["create-counter", path, scenario.journalMode])
+            let created = try #require(try await create.wait(seconds: 60))
+            try #require(created.status == 0, "create-counter: \(created.output)")
+
+            let spinners = try (0..<2).map { _ in try TestHelper.Child(["spin", "120"]) }
+            defer { for spinner in spinners { spinner.stop() } }
+            // `synchronous = OFF` in the rollback journal: the locks are taken and released exactly as with
+            // FULL, without the disk flushes that would make the test take half a minute.
+            let synchronous = scenario.journalMode == "wal" ? "normal" : "off"
+            let writers = try (0..<scenario.writers).map { _ in
+                try TestHelper.Child(["increment", path, "\(increments)", "default", synchronous])
+            }
+            for writer in writers {
+                let result = try #require(try await writer.wait(seconds: 150), "a writer did not finish in time")
+                #expect(result.status == 0, "\(result.output)")
+                #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok \(increments) busy 0")
+            }
+            let db = try Database(path: path)
+            defer { db.close() }
+            #expect(try db.queryValue("SELECT value FROM counter", as: Int.self) == scenario.writers * increments)
+        }
+    }
+}
