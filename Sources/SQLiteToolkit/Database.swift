@@ -37,6 +37,11 @@ public final class Database {
     var savepointDepth = 0
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
+    /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
+    /// even close) until the backup finishes: calls throw, and ``close()`` is deferred to the backup's end.
+    @exclusivity(unchecked) var isBackupDestination = false
+    /// Set when ``close()`` was called while ``isBackupDestination`` was set.
+    @exclusivity(unchecked) var closeRequestedDuringBackup = false
 
     /// Opens (and by default creates) a database.
     ///
@@ -95,8 +100,15 @@ public final class Database {
 
     /// Closes the connection: finalizes every statement it prepared (cursors still open then throw
     /// `SQLITE_MISUSE`), removes its callbacks, and closes the file. Closing twice does nothing.
+    ///
+    /// Closing the destination of a running backup (from its progress closure) stops the backup, which then
+    /// closes the connection.
     public func close() {
         guard let connection = handle else { return }
+        guard !isBackupDestination else {
+            closeRequestedDuringBackup = true
+            return
+        }
         interruptHandle.invalidate()
         // Finalize first: a finalized statement no longer refers back to this connection when it is released.
         for statement in liveStatements.values { statement.takeUnretainedValue().finalize() }
@@ -113,10 +125,19 @@ public final class Database {
     /// The open connection, or `SQLITE_MISUSE` once closed.
     @usableFromInline
     func connection(for sql: String? = nil) throws -> ConnectionHandle {
-        guard let handle else {
-            throw DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
+        guard let handle, !isBackupDestination, !closeRequestedDuringBackup else {
+            throw connectionUnavailable(sql: sql)
         }
         return handle
+    }
+
+    /// Why ``connection(for:)`` has no connection to give.
+    private func connectionUnavailable(sql: String?) -> DatabaseError {
+        if handle != nil && isBackupDestination && !closeRequestedDuringBackup {
+            return DatabaseError.misuse(
+                "the connection is the destination of a running backup", sql: sql, reason: .backupInProgress)
+        }
+        return DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
     }
 
     /// Makes the error for a failed call, with SQLite's message and the offset of the failing token.
