@@ -30,7 +30,7 @@ extension Database {
     }
 
     /// Reads the schema of `schema`; maps `SQLITE_NOTADB` to a typed reason.
-    private func verifyKey(schema: String, cipher: Cipher) throws {
+    func verifyKey(schema: String, cipher: Cipher) throws {
         let connection = try connection()
         let sql = "SELECT count(*) FROM \"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\".sqlite_schema"
         let (code, statement) = connection.prepare(sql: sql, flags: [])
@@ -219,71 +219,6 @@ extension Database {
         }
     }
 
-    // MARK: - Attached databases
-
-    /// Attaches the database at `path` under the schema name `schema`, with its own key and cipher (`ATTACH … KEY`),
-    /// and checks the key by reading its schema. Without a key the attached file is plain (never the main
-    /// database's key, which the codec would use for an `ATTACH` with no `KEY`).
-    ///
-    /// ```swift
-    /// try db.attach("/path/archive.db", as: "archive", key: .raw(archiveKey))
-    /// try db.query("SELECT * FROM main.player JOIN archive.score USING (id)")
-    /// ```
-    ///
-    /// Related SQLite documentation: <https://sqlite.org/lang_attach.html>
-    public func attach(_ path: String, as schema: String, key: DatabaseKey? = nil, cipher: Cipher = .default) throws {
-        let connection = try connection()
-        try applyCipher(cipher, to: connection)
-        defer { try? applyCipher(mainCipher ?? .default, to: connection) }
-        if let key { try checkRawKey(key, cipher: cipher) }
-        let sql = "ATTACH DATABASE ? AS ? KEY ?"
-        let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
-        guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }
-        // The key is bound without a copy (SQLITE_STATIC) and the statement finalized while its buffer, zeroed
-        // afterwards, is alive: SQLite keeps no copy of the key outside the codec.
-        let runCode = try { () throws -> ResultCode in
-            defer { _ = statement.finalize() }
-            var code = statement.bindText(1, path)
-            if code == .ok { code = statement.bindText(2, schema) }
-            guard code == .ok else { return code }
-            if let key {
-                return try key.withCodecBytes { bytes in
-                    let bound = statement.bindBlob(
-                        3, bytes.baseAddress, byteCount: UInt64(bytes.count), destructor: nil)
-                    return bound == .ok ? statement.step() : bound
-                }
-            }
-            code = statement.bindBlob(3, UnsafeRawBufferPointer(start: nil, count: 0))
-            return code == .ok ? statement.step() : code
-        }()
-        guard runCode == .done else {
-            // ATTACH reads the schema of the new database, so a wrong key fails the statement itself.
-            if runCode.primary == .notadb {
-                throw DatabaseError(
-                    extendedCode: .notadb,
-                    message: "wrong key or cipher (\(cipher.name)) for \(schema), or the file is not a database",
-                    sql: sql,
-                    reason: .wrongKeyOrNotADatabase)
-            }
-            throw error(runCode, sql: sql)
-        }
-        if key != nil {
-            do {
-                try verifyKey(schema: schema, cipher: cipher)
-            } catch {
-                try? detach(schema)
-                throw error
-            }
-        }
-    }
-
-    /// Detaches the database attached under `schema`.
-    ///
-    /// Related SQLite documentation: <https://sqlite.org/lang_detach.html>
-    public func detach(_ schema: String) throws {
-        try execute("DETACH DATABASE ?", schema)
-    }
-
     // MARK: - Export
 
     /// Writes a copy of the main database to a new file at `path`: encrypted with `key` and `cipher`, or plain
@@ -385,7 +320,7 @@ extension Database {
 
     /// Refuses a raw key for a scheme whose key is not 256 bits: the codec would take its `x'…'` text as a
     /// passphrase, or split it into a shorter key and a salt.
-    private func checkRawKey(_ key: DatabaseKey, cipher: Cipher) throws {
+    func checkRawKey(_ key: DatabaseKey, cipher: Cipher) throws {
         guard key.kind == .raw else { return }
         let aegisAlgorithm = cipher.parameters.last { $0.name == "algorithm" }?.value
         let takesRawKey: Bool

@@ -56,6 +56,11 @@ public final class Database {
     @usableFromInline lazy var functionCalls = FunctionCallState(scope: callbackScope)
     /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Encryption.swift).
     var mainCipher: Cipher?
+    /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
+    /// even close) until the backup finishes: calls throw, and ``close()`` is deferred to the backup's end.
+    @exclusivity(unchecked) var isBackupDestination = false
+    /// Set when ``close()`` was called while ``isBackupDestination`` was set.
+    @exclusivity(unchecked) var closeRequestedDuringBackup = false
 
     /// Opens (and by default creates) a database.
     ///
@@ -136,8 +141,14 @@ public final class Database {
     /// (``isOpen`` is `false`, every later use throws ``DatabaseError/Reason/connectionClosed``, the running
     /// statement's next row too), and the statements and the file are released as soon as the statement that ran
     /// the callback returns from SQLite: freeing it under SQLite would crash.
+    /// Closing the destination of a running backup (from its progress closure) stops the backup, which then
+    /// closes the connection.
     public func close() {
         guard let connection = handle else { return }
+        guard !isBackupDestination else {
+            closeRequestedDuringBackup = true
+            return
+        }
         interruptHandle.invalidate()
         handle = nil
         // Every statement becomes unusable now, including the cached transaction statements.
@@ -186,6 +197,18 @@ public final class Database {
     @usableFromInline
     func closedError(sql: String?) -> DatabaseError {
         finishDeferredClose()
+        guard let handle, !isBackupDestination, !closeRequestedDuringBackup else {
+            throw connectionUnavailable(sql: sql)
+        }
+        return handle
+    }
+
+    /// Why ``connection(for:)`` has no connection to give.
+    private func connectionUnavailable(sql: String?) -> DatabaseError {
+        if handle != nil && isBackupDestination && !closeRequestedDuringBackup {
+            return DatabaseError.misuse(
+                "the connection is the destination of a running backup", sql: sql, reason: .backupInProgress)
+        }
         return DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
     }
 

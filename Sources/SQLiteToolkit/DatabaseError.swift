@@ -237,5 +237,33 @@ extension DatabaseError {
         case transactionLeftOpen
         /// A cursor was read after the access that opened it had ended.
         case cursorOutlivedAccess
+
+        // MARK: Schema and maintenance
+        /// An identifier (table, column, schema or migration-table name) holds a NUL character, which SQL cannot
+        /// quote.
+        case invalidIdentifier
+        /// The table (or view) does not exist in the schema asked for.
+        case noSuchTable(String)
+        /// The schema (`main`, `temp` or an attached database's name) does not exist on this connection.
+        case noSuchSchema(String)
+        /// An application ID given as a four-character code is not exactly four ASCII characters.
+        case invalidApplicationID
+        /// SQLite kept another journal mode than the one asked for (an in-memory database cannot use WAL, ...).
+        case journalModeNotApplied(requested: String, actual: String)
+        /// A migration with this name is already registered.
+        case duplicateMigration(name: String)
+        /// The migration with this name failed and was rolled back; the ones before it stay applied.
+        case migrationFailed(name: String)
+        /// The database holds migrations the migrator does not know: a newer version of the app wrote it.
+        case databaseFromTheFuture
+        /// A BLOB read or write reaches past the end of the BLOB (its size cannot change), or has a negative
+        /// offset or count.
+        case blobOutOfBounds(offset: Int, count: Int, blobSize: Int)
+        /// The BLOB handle was closed, or could not be reopened on another row.
+        case blobClosed
+        /// The backup's progress closure asked to stop; the destination is left as it was before the backup.
+        case backupCancelled
+        /// The connection is the destination of a running backup, which SQLite forbids using until it ends.
+        case backupInProgress
     }
 }

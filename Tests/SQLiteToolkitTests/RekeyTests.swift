@@ -192,13 +192,13 @@ struct RekeyTests {
             try db.executeScript("CREATE TABLE player (id INTEGER, name TEXT); INSERT INTO player VALUES (1, 'Ann')")
 
             let wrong = try #require(throws: DatabaseError.self) {
-                try db.attach(archive, as: "archive", key: TestKeys.raw, cipher: .sqlcipher(version: 4))
+                try db.attach(path: archive, as: "archive", key: TestKeys.raw, cipher: .sqlcipher(version: 4))
             }
             #expect(wrong.reason == .wrongKeyOrNotADatabase)
             #expect(
                 try db.query("SELECT name FROM pragma_database_list").map { try $0.value(at: 0) as String } == ["main"])
 
-            try db.attach(archive, as: "archive", key: TestKeys.otherRaw, cipher: .sqlcipher(version: 4))
+            try db.attach(path: archive, as: "archive", key: TestKeys.otherRaw, cipher: .sqlcipher(version: 4))
             let joined = try db.queryValue(
                 "SELECT name || ':' || points FROM player JOIN archive.score USING (id)", as: String.self)
             #expect(joined == "Ann:42")
@@ -220,7 +220,7 @@ struct RekeyTests {
             defer { try? FileManager.default.removeItem(atPath: plainPath) }
             try makePlainDatabase(plainPath, rows: 3)
             let db = try openEncrypted(path, key: TestKeys.raw, cipher: .chaCha20())
-            try db.attach(plainPath, as: "plain")
+            try db.attach(path: plainPath, as: "plain")
             try db.execute("INSERT INTO plain.notes (body) VALUES ('plaintext row 4')")
             try db.detach("plain")
             db.close()

@@ -1,0 +1,505 @@
+import SQLiteBindings
+
+// MARK: - Identifiers
+
+extension Database {
+    /// `name` as a quoted SQL identifier: wrapped in double quotes, each double quote inside doubled.
+    ///
+    /// Every table, column, index and schema name the toolkit puts into SQL text goes through here (values are
+    /// always bound instead), so `a"b`, `234 fds` or `x"; DROP TABLE t; --` name one object and never run as SQL.
+    ///
+    /// - Throws: ``DatabaseError/Reason/invalidIdentifier`` for a name holding a NUL character, which would end
+    ///   the SQL text early.
+    static func quoteIdentifier(_ name: String) throws -> String {
+        guard !name.utf8.contains(0) else {
+            throw DatabaseError.misuse("an identifier cannot hold a NUL character", reason: .invalidIdentifier)
+        }
+        var quoted = "\""
+        quoted.reserveCapacity(name.utf8.count + 2)
+        for character in name.unicodeScalars {
+            if character == "\"" { quoted.unicodeScalars.append("\"") }
+            quoted.unicodeScalars.append(character)
+        }
+        quoted.unicodeScalars.append("\"")
+        return quoted
+    }
+
+    /// The quoted `sqlite_schema` table of `schema`; `temp` has its own.
+    static func schemaTable(_ schema: String) throws -> String {
+        try "\(quoteIdentifier(schema)).sqlite_schema"
+    }
+
+    /// Throws ``DatabaseError/Reason/noSuchSchema(_:)`` unless the connection has a schema named `schema`.
+    func checkSchemaExists(_ schema: String) throws {
+        guard try schemaNames().contains(where: { $0.caseInsensitiveCompare(schema) }) else {
+            throw DatabaseError(
+                extendedCode: .error, message: "no such schema: \(schema)", reason: .noSuchSchema(schema))
+        }
+    }
+
+    /// The names of the connection's schemas, in SQLite's order: `main`, `temp`, then attached databases.
+    func schemaNames() throws -> [String] {
+        let connection = try connection()
+        var names: [String] = []
+        var index: Int32 = 0
+        while let name = connection.databaseName(index) {
+            names.append(name)
+            index += 1
+        }
+        return names
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, as SQLite compares identifiers.
+    fileprivate func caseInsensitiveCompare(_ other: String) -> Bool {
+        SQLiteLibrary.compareCaseInsensitive(self, other) == 0
+    }
+}
+
+// MARK: - Introspection
+
+extension Database {
+    /// A kind of object in the schema, as `sqlite_schema.type` names it.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/schematab.html>
+    public enum SchemaObjectType: String, Sendable, Hashable, CaseIterable {
+        /// A table (ordinary or virtual).
+        case table
+        /// An index.
+        case index
+        /// A view.
+        case view
+        /// A trigger.
+        case trigger
+    }
+
+    /// One row of `sqlite_schema`: a table, index, view or trigger.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/schematab.html>
+    public struct SchemaObject: Sendable, Hashable {
+        /// What the object is.
+        public var type: SchemaObjectType
+        /// Its name.
+        public var name: String
+        /// The table it belongs to (its own name for a table or view).
+        public var tableName: String
+        /// The SQL that created it; `nil` for the indexes SQLite makes for `UNIQUE` and `PRIMARY KEY` constraints.
+        public var sql: String?
+    }
+
+    /// A column of a table, as `PRAGMA table_xinfo` describes it.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_table_info>
+    public struct ColumnInfo: Sendable, Hashable {
+        /// The column's position in the table, from 0.
+        public var position: Int
+        /// The column's name.
+        public var name: String
+        /// The declared type, as written in `CREATE TABLE` (empty when none was given).
+        public var declaredType: String
+        /// Whether the column is `NOT NULL`.
+        public var isNotNull: Bool
+        /// The SQL text of the default value (`'abc'`, `0`, `CURRENT_TIMESTAMP`), or `nil` when there is none.
+        public var defaultValueSQL: String?
+        /// The column's 1-based position in the primary key, or 0 when it is not part of it.
+        public var primaryKeyPosition: Int
+        /// Whether it is a generated column (`GENERATED ALWAYS AS ...`, virtual or stored).
+        public var isGenerated: Bool
+    }
+
+    /// An index of a table, as `PRAGMA index_list` and `PRAGMA index_info` describe it.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_index_list>
+    public struct IndexInfo: Sendable, Hashable {
+        /// Why the index exists.
+        public enum Origin: String, Sendable, Hashable {
+            /// A `CREATE INDEX` statement.
+            case createIndex = "c"
+            /// A `UNIQUE` constraint.
+            case uniqueConstraint = "u"
+            /// A `PRIMARY KEY` constraint.
+            case primaryKeyConstraint = "pk"
+        }
+
+        /// The index's name (`sqlite_autoindex_...` for the ones SQLite makes for constraints).
+        public var name: String
+        /// The indexed columns in index order; `nil` for an expression (`CREATE INDEX i ON t (lower(name))`).
+        public var columns: [String?]
+        /// Whether the index is `UNIQUE`.
+        public var isUnique: Bool
+        /// Why the index exists.
+        public var origin: Origin
+        /// Whether it is a partial index (`... WHERE condition`).
+        public var isPartial: Bool
+    }
+
+    /// A foreign key of a table, as `PRAGMA foreign_key_list` describes it.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_foreign_key_list>
+    public struct ForeignKeyInfo: Sendable, Hashable {
+        /// The foreign key's number in its table.
+        public var id: Int
+        /// The table it refers to.
+        public var destinationTable: String
+        /// The pairs of columns, in order: the column of this table and the column it refers to (`nil` when the
+        /// constraint refers to the other table's primary key without naming its columns).
+        public var columns: [(origin: String, destination: String?)]
+        /// The `ON UPDATE` action (`NO ACTION`, `CASCADE`, `SET NULL`, `SET DEFAULT`, `RESTRICT`).
+        public var onUpdate: String
+        /// The `ON DELETE` action.
+        public var onDelete: String
+
+        /// Whether two descriptions are equal.
+        public static func == (lhs: ForeignKeyInfo, rhs: ForeignKeyInfo) -> Bool {
+            lhs.id == rhs.id && lhs.destinationTable == rhs.destinationTable && lhs.onUpdate == rhs.onUpdate
+                && lhs.onDelete == rhs.onDelete && lhs.columns.elementsEqual(rhs.columns, by: { $0 == $1 })
+        }
+
+        /// Hashes the table, actions and columns.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(destinationTable)
+            hasher.combine(onUpdate)
+            hasher.combine(onDelete)
+            for pair in columns {
+                hasher.combine(pair.origin)
+                hasher.combine(pair.destination)
+            }
+        }
+    }
+
+    /// Whether the schema `schema` has a table named `name` (compared without regard to ASCII case, as SQLite
+    /// does). Virtual tables count; views do not (see ``viewExists(_:in:includingTemporary:)``).
+    ///
+    /// ```swift
+    /// if try !db.tableExists("player") { try db.execute("CREATE TABLE player (...)") }
+    /// if try db.tableExists("session", includingTemporary: true) { ... }  // main or temp
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - schema: `main` by default, `temp`, or the name of an attached database.
+    ///   - includingTemporary: also look in `temp`, where `CREATE TEMP TABLE` puts its tables.
+    /// - Throws: ``DatabaseError/Reason/noSuchSchema(_:)`` for an unknown schema.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/schematab.html>
+    public func tableExists(_ name: String, in schema: String = "main", includingTemporary: Bool = false) throws
+        -> Bool
+    {
+        try objectExists(.table, name, in: schema, includingTemporary: includingTemporary)
+    }
+
+    /// Whether the schema `schema` has a view named `name` (compared without regard to ASCII case).
+    ///
+    /// - Parameters:
+    ///   - schema: `main` by default, `temp`, or the name of an attached database.
+    ///   - includingTemporary: also look in `temp`, where `CREATE TEMP VIEW` puts its views.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/schematab.html>
+    public func viewExists(_ name: String, in schema: String = "main", includingTemporary: Bool = false) throws
+        -> Bool
+    {
+        try objectExists(.view, name, in: schema, includingTemporary: includingTemporary)
+    }
+
+    private func objectExists(
+        _ type: SchemaObjectType, _ name: String, in schema: String, includingTemporary: Bool
+    ) throws -> Bool {
+        try checkSchemaExists(schema)
+        var schemas = [schema]
+        if includingTemporary && !schema.caseInsensitiveCompare("temp") { schemas.append("temp") }
+        for schema in schemas {
+            let sql = "SELECT 1 FROM \(try Database.schemaTable(schema)) WHERE type = ? AND name = ? COLLATE NOCASE"
+            if try queryValue(sql, type.rawValue, name, as: Int.self) != nil { return true }
+        }
+        return false
+    }
+
+    /// Every table, index, view and trigger of the schema `schema`, in the order SQLite stores them, without
+    /// `sqlite_schema` itself.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/schematab.html>
+    public func schemaObjects(in schema: String = "main") throws -> [SchemaObject] {
+        try checkSchemaExists(schema)
+        let sql = "SELECT type, name, tbl_name, sql FROM \(try Database.schemaTable(schema)) ORDER BY rowid"
+        var objects: [SchemaObject] = []
+        let rows = try query(sql)
+        while let row = try rows.next() {
+            // Types this version of the toolkit does not know are left out rather than guessed.
+            guard let type = SchemaObjectType(rawValue: try row.value(at: 0)) else { continue }
+            objects.append(
+                SchemaObject(
+                    type: type, name: try row.value(at: 1), tableName: try row.value(at: 2),
+                    sql: try row.value(at: 3)))
+        }
+        return objects
+    }
+
+    /// The columns of the table or view `table` in the schema `schema`, in table order, with their declared
+    /// type, nullability, default value and primary-key position. The hidden columns of virtual tables are left
+    /// out; generated columns are included.
+    ///
+    /// ```swift
+    /// for column in try db.columns(in: "player") {
+    ///     print(column.name, column.declaredType, column.isNotNull, column.primaryKeyPosition)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError/Reason/noSuchTable(_:)`` when there is no such table or view.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_table_info>
+    public func columns(in table: String, schema: String = "main") throws -> [ColumnInfo] {
+        try checkSchemaExists(schema)
+        // The table-valued form takes the names as bound arguments: nothing is quoted.
+        let rows = try query(
+            "SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?, ?)", table, schema)
+        var columns: [ColumnInfo] = []
+        while let row = try rows.next() {
+            let hidden: Int = try row.value(at: 6)
+            if hidden == 1 { continue }  // a hidden column of a virtual table
+            columns.append(
+                ColumnInfo(
+                    position: try row.value(at: 0), name: try row.value(at: 1), declaredType: try row.value(at: 2),
+                    isNotNull: try row.value(at: 3), defaultValueSQL: try row.value(at: 4),
+                    primaryKeyPosition: try row.value(at: 5), isGenerated: hidden == 2 || hidden == 3))
+        }
+        if columns.isEmpty { try checkTableExists(table, in: schema) }
+        return columns
+    }
+
+    /// The indexes of the table `table` in the schema `schema`, with their columns, including those SQLite
+    /// makes for `UNIQUE` and `PRIMARY KEY` constraints.
+    ///
+    /// - Throws: ``DatabaseError/Reason/noSuchTable(_:)`` when there is no such table.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_index_list>
+    public func indexes(on table: String, schema: String = "main") throws -> [IndexInfo] {
+        try checkTableExists(table, in: schema)
+        let list = try query(
+            "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?, ?) ORDER BY seq", table, schema)
+        var indexes: [IndexInfo] = []
+        while let row = try list.next() {
+            let origin: String = try row.value(at: 2)
+            indexes.append(
+                IndexInfo(
+                    name: try row.value(at: 0), columns: [], isUnique: try row.value(at: 1),
+                    origin: IndexInfo.Origin(rawValue: origin) ?? .createIndex, isPartial: try row.value(at: 3)))
+        }
+        for position in indexes.indices {
+            indexes[position].columns = try query(
+                "SELECT name FROM pragma_index_info(?, ?) ORDER BY seqno", indexes[position].name, schema
+            ).map { try $0.value(at: 0, as: String?.self) }
+        }
+        return indexes
+    }
+
+    /// The foreign keys of the table `table` in the schema `schema`, with their columns and actions.
+    ///
+    /// - Throws: ``DatabaseError/Reason/noSuchTable(_:)`` when there is no such table.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_foreign_key_list>
+    public func foreignKeys(in table: String, schema: String = "main") throws -> [ForeignKeyInfo] {
+        try checkTableExists(table, in: schema)
+        let rows = try query(
+            "SELECT id, \"table\", \"from\", \"to\", on_update, on_delete FROM pragma_foreign_key_list(?, ?) "
+                + "ORDER BY id, seq", table, schema)
+        var foreignKeys: [ForeignKeyInfo] = []
+        while let row = try rows.next() {
+            let id: Int = try row.value(at: 0)
+            let pair = (
+                origin: try row.value(at: 2, as: String.self), destination: try row.value(at: 3, as: String?.self)
+            )
+            if let last = foreignKeys.indices.last, foreignKeys[last].id == id {
+                foreignKeys[last].columns.append(pair)
+            } else {
+                foreignKeys.append(
+                    ForeignKeyInfo(
+                        id: id, destinationTable: try row.value(at: 1), columns: [pair], onUpdate: try row.value(at: 4),
+                        onDelete: try row.value(at: 5)))
+            }
+        }
+        return foreignKeys
+    }
+
+    /// Throws ``DatabaseError/Reason/noSuchTable(_:)`` unless `table` is a table or view of `schema`.
+    private func checkTableExists(_ table: String, in schema: String) throws {
+        guard try tableExists(table, in: schema) || viewExists(table, in: schema) else {
+            throw DatabaseError(extendedCode: .error, message: "no such table: \(table)", reason: .noSuchTable(table))
+        }
+    }
+}
+
+// MARK: - Validation
+
+extension Database {
+    /// Compiles every statement of `sql` without running any, and throws the error of the first that does not
+    /// compile, with its byte offset counted from the start of `sql` (FMDB's `validateSQL:error:`, for scripts).
+    ///
+    /// Each statement is compiled against the schema as it is now: in a script that creates a table and then
+    /// inserts into it, the insert does not compile until the table exists.
+    ///
+    /// ```swift
+    /// try db.validate("UPDATE player SET score = 0; DELETE FROM player WHERE id = ?")
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/prepare.html>
+    public func validate(_ sql: String) throws {
+        let connection = try connection(for: sql)
+        try sql.withCString { start in
+            var cursor = start
+            while cursor.pointee != 0 {
+                let (code, statement, tail) = connection.prepare(sql: cursor, byteCount: -1, flags: [])
+                if code != .ok {
+                    var error = error(code, sql: sql)
+                    if let offset = error.errorOffset { error.errorOffset = offset + (cursor - start) }
+                    throw error
+                }
+                _ = statement?.finalize()
+                guard let tail, tail != cursor else { break }
+                cursor = tail
+            }
+        }
+    }
+}
+
+// MARK: - Header values
+
+extension Database {
+    /// The `user_version` of the schema `schema`: a number the database keeps for the application, often the
+    /// version of its schema (0 in a new database).
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_user_version>
+    public func userVersion(schema: String = "main") throws -> Int32 {
+        try headerValue("user_version", schema: schema)
+    }
+
+    /// Sets the `user_version` of the schema `schema`. Inside a transaction, it rolls back with it.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_user_version>
+    public func setUserVersion(_ version: Int32, schema: String = "main") throws {
+        try execute("PRAGMA \(try Database.quoteIdentifier(schema)).user_version = \(version)")
+    }
+
+    /// The `application_id` of the schema `schema`, which tells which application a database file belongs to
+    /// (0 when unset).
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_application_id>
+    public func applicationID(schema: String = "main") throws -> Int32 {
+        try headerValue("application_id", schema: schema)
+    }
+
+    /// Sets the `application_id` of the schema `schema`.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_application_id>
+    public func setApplicationID(_ id: Int32, schema: String = "main") throws {
+        try execute("PRAGMA \(try Database.quoteIdentifier(schema)).application_id = \(id)")
+    }
+
+    /// Sets the `application_id` from a four-character code, big-endian as `file(1)` shows it: `"SQTK"` is
+    /// `0x5351_544B`.
+    ///
+    /// ```swift
+    /// try db.setApplicationID(fourCharacterCode: "SQTK")
+    /// try db.applicationIDFourCharacterCode()  // "SQTK"
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError/Reason/invalidApplicationID`` unless `code` is four ASCII characters.
+    public func setApplicationID(fourCharacterCode code: String, schema: String = "main") throws {
+        let bytes = Array(code.utf8)
+        guard bytes.count == 4, bytes.allSatisfy({ $0 < 0x80 }) else {
+            throw DatabaseError.misuse(
+                "an application ID code is four ASCII characters", reason: .invalidApplicationID)
+        }
+        let value = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        try setApplicationID(Int32(bitPattern: value), schema: schema)
+    }
+
+    /// The `application_id` as a four-character code, or `nil` when its bytes are not all printable ASCII
+    /// (0, an unset ID, gives `nil`).
+    public func applicationIDFourCharacterCode(schema: String = "main") throws -> String? {
+        let value = UInt32(bitPattern: try applicationID(schema: schema))
+        let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
+        guard bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func headerValue(_ pragma: String, schema: String) throws -> Int32 {
+        try queryValue("PRAGMA \(try Database.quoteIdentifier(schema)).\(pragma)", as: Int32.self) ?? 0
+    }
+}
+
+// MARK: - Checks
+
+extension Database {
+    /// The outcome of `PRAGMA integrity_check` or `PRAGMA quick_check`.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_integrity_check>
+    public struct IntegrityReport: Sendable, Hashable {
+        /// SQLite's description of each problem found; empty when the database is sound.
+        public var problems: [String]
+        /// Whether no problem was found.
+        public var isOK: Bool { problems.isEmpty }
+
+        /// A report of these problems.
+        public init(problems: [String]) {
+            self.problems = problems
+        }
+    }
+
+    /// One row that breaks a foreign key, from `PRAGMA foreign_key_check`.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_foreign_key_check>
+    public struct ForeignKeyViolation: Sendable, Hashable {
+        /// The table holding the row.
+        public var table: String
+        /// The row's rowid, or `nil` for a `WITHOUT ROWID` table.
+        public var rowID: Int64?
+        /// The table the foreign key refers to.
+        public var destinationTable: String
+        /// The foreign key's number, as ``ForeignKeyInfo/id``.
+        public var foreignKeyID: Int
+    }
+
+    /// Runs `PRAGMA integrity_check` on the schema `schema`: a thorough check of the file, the indexes, and the
+    /// `NOT NULL`, `CHECK` and type constraints. It reads the whole database.
+    ///
+    /// - Parameter maximumProblems: SQLite stops after this many problems (100 by default, as SQLite's own).
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_integrity_check>
+    public func integrityCheck(schema: String = "main", maximumProblems: Int = 100) throws -> IntegrityReport {
+        try check("integrity_check", schema: schema, maximumProblems: maximumProblems)
+    }
+
+    /// Runs `PRAGMA quick_check` on the schema `schema`: like ``integrityCheck(schema:maximumProblems:)``, but
+    /// without checking that indexes match their tables, so it runs in linear time.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_quick_check>
+    public func quickCheck(schema: String = "main", maximumProblems: Int = 100) throws -> IntegrityReport {
+        try check("quick_check", schema: schema, maximumProblems: maximumProblems)
+    }
+
+    private func check(_ pragma: String, schema: String, maximumProblems: Int) throws -> IntegrityReport {
+        let sql = "PRAGMA \(try Database.quoteIdentifier(schema)).\(pragma)(\(max(1, maximumProblems)))"
+        let messages = try query(sql).map { try $0.value(at: 0, as: String.self) }
+        return IntegrityReport(problems: messages == ["ok"] ? [] : messages)
+    }
+
+    /// Runs `PRAGMA foreign_key_check`: the rows of `table` (or of every table, when `nil`) in the schema
+    /// `schema` whose foreign keys refer to no row. It works whether or not foreign keys are enforced.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_foreign_key_check>
+    public func foreignKeyViolations(in table: String? = nil, schema: String = "main") throws
+        -> [ForeignKeyViolation]
+    {
+        var sql = "PRAGMA \(try Database.quoteIdentifier(schema)).foreign_key_check"
+        if let table {
+            try checkTableExists(table, in: schema)
+            sql += "(\(try Database.quoteIdentifier(table)))"
+        }
+        return try query(sql).map { row in
+            ForeignKeyViolation(
+                table: try row.value(at: 0), rowID: try row.value(at: 1), destinationTable: try row.value(at: 2),
+                foreignKeyID: try row.value(at: 3))
+        }
+    }
+}
