@@ -35,6 +35,13 @@ public final class Database {
     @exclusivity(unchecked) var transactionStatements = TransactionStatements()
     /// Savepoint names are numbered per connection, never through a global counter.
     var savepointDepth = 0
+    /// Every live session, so closing can delete them first, as SQLite requires. Unretained: a session removes
+    /// itself when deleted or released.
+    @exclusivity(unchecked) var liveSessions: [ObjectIdentifier: Unmanaged<Session>] = [:]
+    /// Whether a changeset is being applied: a close requested by its conflict handler waits until it returns.
+    var isApplyingChangeset = false
+    /// Whether `close()` was called while a changeset was being applied.
+    var isCloseDeferred = false
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
 
@@ -94,15 +101,22 @@ public final class Database {
     public var isOpen: Bool { handle != nil }
 
     /// Closes the connection: finalizes every statement it prepared (cursors still open then throw
-    /// `SQLITE_MISUSE`), removes its callbacks, and closes the file. Closing twice does nothing.
+    /// `SQLITE_MISUSE`), deletes its sessions, removes its callbacks, and closes the file. Closing twice does nothing.
+    /// Called from a conflict handler of ``apply(_:filter:onConflict:)``, it takes effect when the apply returns.
     public func close() {
         guard let connection = handle else { return }
+        // Closing inside a changeset's conflict handler would free the connection under the apply.
+        guard !isApplyingChangeset else {
+            isCloseDeferred = true
+            return
+        }
         interruptHandle.invalidate()
         // Finalize first: a finalized statement no longer refers back to this connection when it is released.
         for statement in liveStatements.values { statement.takeUnretainedValue().finalize() }
         liveStatements.removeAll()
         statementCache.removeAll()
         openCursorCount = 0
+        deleteSessions()
         // sqlite3_close_v2, not sqlite3_close: with anything left unfinalized (a statement prepared through `handle`,
         // a backup, a BLOB), sqlite3_close fails with SQLITE_BUSY and leaves the connection open, holding its locks,
         // with nothing left to close it. close_v2 makes it a zombie that SQLite closes when the last one is finalized.
