@@ -17,8 +17,8 @@ public struct GRDBImplementation: BenchmarkImplementation {
     public var name: String { "grdb" }
     /// The column title.
     public var title: String { "GRDB 7.10" }
-    /// Every workload.
-    public var workloads: [Workload] { Workload.allCases }
+    /// Every workload but the changeset ones: this SQLite build has no session extension.
+    public var workloads: [Workload] { Workload.withoutSessionExtension }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {
@@ -237,6 +237,8 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .changesetCapture, .changesetApply:
+            throw BenchmarkError("GRDB.swift has no API for the session extension")
         }
     }
 

@@ -103,8 +103,8 @@ public struct SystemCImplementation: BenchmarkImplementation {
     public var name: String { "system-c" }
     /// The column title.
     public var title: String { "C, system SQLite" }
-    /// Every workload.
-    public var workloads: [Workload] { Workload.allCases }
+    /// Every workload but the changeset ones: this SQLite build has no session extension.
+    public var workloads: [Workload] { Workload.withoutSessionExtension }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {

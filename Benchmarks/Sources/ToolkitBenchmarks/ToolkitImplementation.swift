@@ -218,6 +218,8 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .changesetCapture, .changesetApply:
+            return try prepareChangesetWorkload(workload, size: size, db: db)
         }
     }
 
@@ -226,7 +228,7 @@ public struct ToolkitImplementation: BenchmarkImplementation {
         _ = try insertIntegers(db, try db.prepare(BenchmarkData.insertPositional), rows: rows)
     }
 
-    private func insertIntegers(_ db: Database, _ insert: Statement, rows: Int) throws -> Int64 {
+    func insertIntegers(_ db: Database, _ insert: Statement, rows: Int) throws -> Int64 {
         try db.transaction { _ in
             for row in 0..<rows {
                 try insert.execute(
