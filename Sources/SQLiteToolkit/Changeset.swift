@@ -52,7 +52,7 @@ public struct Changeset: Sendable, Hashable {
     }
 
     /// The data SQLite returns from an apply to rebase local changes over the changes just applied: keep it, and
-    /// pass it to ``Changeset/rebased(over:)`` for the local changeset before sending it.
+    /// pass it to `Changeset.rebased(over:)` for the local changeset before sending it.
     ///
     /// Related SQLite documentation: <https://sqlite.org/session/rebaser.html>
     public struct RebaseData: Sendable, Hashable {

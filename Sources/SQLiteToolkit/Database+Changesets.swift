@@ -26,7 +26,7 @@ extension Database {
     ///   - filter: called once per table with its name; `false` skips the table's changes. `nil` applies all.
     ///   - onConflict: called on the connection's thread, inside the apply; it must not apply another changeset.
     ///     Closing the connection from it takes effect once the apply returns.
-    /// - Returns: the rebase data of the conflicts resolved, for ``Changeset/rebased(over:)-(RebaseData...)``.
+    /// - Returns: the rebase data of the conflicts resolved, for `Changeset.rebased(over:)`.
     /// - Throws: ``DatabaseError`` (reason ``DatabaseError/Reason/changesetCorrupt`` for corrupt or truncated bytes,
     ///   ``DatabaseError/Reason/changesetApplyAborted`` for an abort), or the error `onConflict` threw.
     ///
