@@ -15,3 +15,12 @@ func withOptionalCString<Result>(
 /// It is never written or freed, so sharing it across threads is safe.
 @usableFromInline
 nonisolated(unsafe) let emptyBytes = UnsafeRawPointer(UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))
+
+/// Copies a message that SQLite allocated and handed over through a `char **` out-parameter (the `pzErrMsg` of
+/// `sqlite3session_diff`, ...), then frees it with `sqlite3_free`; `nil` for a NULL pointer.
+@usableFromInline
+func takeSQLiteString(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let pointer else { return nil }
+    defer { sqltk_sqlite3_free(pointer) }
+    return String(cString: pointer)
+}

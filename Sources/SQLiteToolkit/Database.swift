@@ -43,6 +43,11 @@ public final class Database {
     @exclusivity(unchecked) var transactionStatements = TransactionStatements()
     /// Savepoint names are numbered per connection, never through a global counter.
     var savepointDepth = 0
+    /// Every live session, so closing can delete them first, as SQLite requires. Unretained: a session removes
+    /// itself when deleted or released.
+    @exclusivity(unchecked) var liveSessions: [ObjectIdentifier: Unmanaged<Session>] = [:]
+    /// Whether a changeset is being applied, so a second apply from its conflict handler is refused.
+    var isApplyingChangeset = false
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
     /// How the connection waits for locks now: the configuration's ``Configuration/busyMode`` after open, then
@@ -134,13 +139,14 @@ public final class Database {
     public var isOpen: Bool { handle != nil }
 
     /// Closes the connection: finalizes every statement it prepared (cursors still open then throw
-    /// `SQLITE_MISUSE`), removes its callbacks, and closes the file. Closing twice does nothing.
+    /// `SQLITE_MISUSE`), deletes its sessions, removes its callbacks, and closes the file. Closing twice does nothing.
     ///
-    /// Called from inside one of the connection's own callbacks (a trace, a progress or busy handler, a function,
-    /// a hook), while a statement runs, the close is deferred: the connection is closed for its users at once
-    /// (``isOpen`` is `false`, every later use throws ``DatabaseError/Reason/connectionClosed``, the running
-    /// statement's next row too), and the statements and the file are released as soon as the statement that ran
-    /// the callback returns from SQLite: freeing it under SQLite would crash.
+    /// Called from inside one of the connection's own callbacks (a trace, a progress or busy handler, a function, a
+    /// collation, a tokenizer, a changeset's filter or conflict handler), while SQLite runs, the close is deferred:
+    /// the connection is closed for its users at once (``isOpen`` is `false`, every later use throws
+    /// ``DatabaseError/Reason/connectionClosed``, the running statement's next row too), and the statements and the
+    /// file are released as soon as SQLite returns: freeing them under SQLite would crash.
+    ///
     /// Closing the destination of a running backup (from its progress closure) stops the backup, which then
     /// closes the connection.
     public func close() {
@@ -175,21 +181,25 @@ public final class Database {
         release(connection)
     }
 
-    /// Finalizes the statements and closes the file.
+    /// Finalizes the statements, deletes the sessions and closes the file.
     private func release(_ connection: ConnectionHandle) {
         // Finalize first: a finalized statement no longer refers back to this connection when it is released.
         for statement in liveStatements.values { statement.takeUnretainedValue().finalize() }
         liveStatements.removeAll()
+        // SQLite requires every session of a connection to be deleted before the connection closes.
+        deleteSessions()
         // sqlite3_close_v2, not sqlite3_close: with anything left unfinalized (a statement prepared through `handle`,
         // a backup, a BLOB), sqlite3_close fails with SQLITE_BUSY and leaves the connection open, holding its locks,
         // with nothing left to close it. close_v2 makes it a zombie that SQLite closes when the last one is finalized.
         _ = connection.closeV2()
     }
 
-    /// The open connection, or `SQLITE_MISUSE` once closed.
+    /// The open connection; `SQLITE_MISUSE` once closed, or while it is the destination of a running backup.
     @usableFromInline
     func connection(for sql: String? = nil) throws -> ConnectionHandle {
-        guard let handle else { throw closedError(sql: sql) }
+        guard let handle, !isBackupDestination, !closeRequestedDuringBackup else {
+            throw connectionUnavailable(sql: sql)
+        }
         return handle
     }
 
@@ -197,10 +207,7 @@ public final class Database {
     @usableFromInline
     func closedError(sql: String?) -> DatabaseError {
         finishDeferredClose()
-        guard let handle, !isBackupDestination, !closeRequestedDuringBackup else {
-            throw connectionUnavailable(sql: sql)
-        }
-        return handle
+        return DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
     }
 
     /// Why ``connection(for:)`` has no connection to give.
@@ -209,7 +216,7 @@ public final class Database {
             return DatabaseError.misuse(
                 "the connection is the destination of a running backup", sql: sql, reason: .backupInProgress)
         }
-        return DatabaseError.misuse("the database is closed", sql: sql, reason: .connectionClosed)
+        return closedError(sql: sql)
     }
 
     /// Makes the error for a failed call, with SQLite's message and the offset of the failing token.

@@ -265,5 +265,17 @@ extension DatabaseError {
         case backupCancelled
         /// The connection is the destination of a running backup, which SQLite forbids using until it ends.
         case backupInProgress
+
+        // MARK: Changesets
+        /// A conflict handler answered `.abort`: the apply was rolled back, and the database is unchanged.
+        case changesetApplyAborted
+        /// The changeset's bytes are malformed or truncated (or a patchset was given where only a changeset works,
+        /// as for inverting).
+        case changesetCorrupt
+        /// The session was deleted, explicitly or because its connection closed.
+        case sessionDeleted
+        /// A changeset was applied from inside the conflict handler or filter of another apply on the same
+        /// connection.
+        case changesetApplyReentered
     }
 }

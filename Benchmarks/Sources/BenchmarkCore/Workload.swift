@@ -75,6 +75,13 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
 
     /// Whether the workload opens databases (its unit is one open).
     var isEncryptionOpen: Bool { rawValue.hasPrefix("encryption-open-") || rawValue.hasPrefix("encryption-kdf-") }
+    // Changesets (the session extension): only the implementations on SQLiteToolkit's amalgamation run them.
+    /// 12a. Insert `rows` rows of 10 integers as 1a, with a session recording the table: the cost of capture is the
+    /// ratio to 1a.
+    case changesetCapture = "changeset-capture"
+    /// 12b. Apply a changeset of `rows` inserted rows to a table that already holds every 100th row with other
+    /// values; the conflict handler answers "replace" for each of those.
+    case changesetApply = "changeset-apply"
 
     /// What the workload measures, for the report.
     public var summary: String {
@@ -101,7 +108,19 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .encryptionScanNone, .encryptionScanChaCha20, .encryptionScanAES256, .encryptionScanAEGIS,
             .encryptionScanAscon, .encryptionScanSQLCipher4:
             "read rows × 10 integers by index from a reopened file, through the cipher (none: no key)"
+        case .changesetCapture: "insert rows × 10 integers as in insert-positional, a session recording the table"
+        case .changesetApply: "apply a changeset of rows inserts; 1 row in 100 conflicts and is replaced"
         }
+    }
+
+    /// Whether the workload needs the session extension, which only SQLiteToolkit's amalgamation compiles in.
+    public var needsSessionExtension: Bool {
+        self == .changesetCapture || self == .changesetApply
+    }
+
+    /// The workloads of an implementation on a SQLite build without the session extension.
+    public static var withoutSessionExtension: [Workload] {
+        allCases.filter { !$0.needsSessionExtension }
     }
 
     /// The number of units (rows, lookups or iterations) the workload processes at a given size.
@@ -215,6 +234,9 @@ public enum BenchmarkData {
     /// The checksum of the table of text and blobs, after the insert workload.
     public static let checksumTextBlob =
         "SELECT count(*) + total(length(t) + length(b) + unicode(substr(t, -1)) + unicode(substr(t, 1, 1))) FROM tb"
+
+    /// The rows of the apply target that conflict with the changeset: every `changesetConflictInterval`-th row.
+    public static let changesetConflictInterval = 100
 
     /// The micro-benchmark's statement.
     public static let selectPlusOne = "SELECT ?1 + 1"

@@ -17,8 +17,9 @@ public struct GRDBImplementation: BenchmarkImplementation {
     public var name: String { "grdb" }
     /// The column title.
     public var title: String { "GRDB 7.10" }
-    /// Every workload.
-    public var workloads: [Workload] { Workload.allCases.filter { !$0.needsFile } }
+    /// Every workload but those on encrypted files and the changeset ones: this SQLite build has neither a codec
+    /// nor the session extension.
+    public var workloads: [Workload] { Workload.withoutSessionExtension.filter { !$0.needsFile } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {
@@ -237,6 +238,8 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .changesetCapture, .changesetApply:
+            throw BenchmarkError("GRDB.swift has no API for the session extension")
         default:
             // GRDB needs a SQLCipher build for encryption: the encryption workloads are the toolkit's alone.
             throw BenchmarkError("\(workload.rawValue) is not implemented with GRDB")

@@ -115,6 +115,9 @@ public struct RawCImplementation: BenchmarkImplementation {
 
     /// Opens the database and sets up `workload`.
     public func prepare(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
-        try CBaselineWorkloads<RawC>.prepare(workload, size: size, location: location)
+        if workload.needsSessionExtension {
+            return try prepareChangesetWorkload(workload, size: size, location: location)
+        }
+        return try CBaselineWorkloads<RawC>.prepare(workload, size: size, location: location)
     }
 }

@@ -103,8 +103,9 @@ public struct SystemCImplementation: BenchmarkImplementation {
     public var name: String { "system-c" }
     /// The column title.
     public var title: String { "C, system SQLite" }
-    /// Every workload.
-    public var workloads: [Workload] { Workload.allCases.filter { !$0.needsFile } }
+    /// Every workload but those on encrypted files and the changeset ones: this SQLite build has neither a codec
+    /// nor the session extension.
+    public var workloads: [Workload] { Workload.withoutSessionExtension.filter { !$0.needsFile } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {

@@ -219,6 +219,8 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .changesetCapture, .changesetApply:
+            return try prepareChangesetWorkload(workload, size: size, db: db)
         default:
             throw BenchmarkError("\(workload.rawValue) is prepared by prepareEncryption")
         }

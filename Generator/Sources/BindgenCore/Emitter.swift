@@ -76,6 +76,8 @@ struct Emitter {
         var prelude: [String] = []
         var openers: [String] = []
         var outputs: [(label: String, expression: String, type: String)] = []
+        // 32-bit lengths checked before the call: the parameter's name and the Swift count it holds.
+        var narrowedLengths: [(name: String, count: String)] = []
         var byName: [String: ParameterSpec] = [:]
         for parameter in spec.params where parameter.convert != .receiver {
             guard byName.updateValue(parameter, forKey: parameter.name) == nil else {
@@ -123,11 +125,16 @@ struct Emitter {
                 )
                 arguments.append("\(parameter.name)Pointer")
             case .bytes:
-                guard case .pointer(.named("void", isConst: true)) = cType else {
-                    throw fail("parameter \(parameter.name) is bytes but its C type is not const void *")
+                guard case .pointer(.named("void", let isConst)) = cType else {
+                    throw fail("parameter \(parameter.name) is bytes but its C type is not void *")
                 }
                 declare(parameter, "UnsafeRawBufferPointer")
-                arguments.append("\(parameter.name).baseAddress ?? emptyBytes")
+                // Some functions (sqlite3changeset_apply, ...) take `void *` for bytes they only read.
+                arguments.append(
+                    isConst
+                        ? "\(parameter.name).baseAddress ?? emptyBytes"
+                        : "UnsafeMutableRawPointer(mutating: \(parameter.name).baseAddress ?? emptyBytes)"
+                )
             case .textLength, .bytesLength:
                 guard let measured = parameter.of, let target = byName[measured] else {
                     throw fail("parameter \(parameter.name) measures a parameter the spec does not name (`of`)")
@@ -137,11 +144,24 @@ struct Emitter {
                     throw fail(
                         "parameter \(parameter.name) measures \(measured), which is not \(isText ? "text" : "bytes")")
                 }
-                guard imported == "Int64" || imported == "UInt64" else {
+                let count = "\(measured)\(isText ? ".utf8.count" : ".count")"
+                if imported == "Int64" || imported == "UInt64" {
+                    arguments.append("\(imported)(\(count))")
+                } else if imported == "Int32" {
+                    // A 32-bit length cannot hold every Swift count: a longer buffer is refused with
+                    // SQLITE_TOOBIG before the call, never truncated or trapped on.
+                    guard spec.returns?.convert == .resultCode else {
+                        throw fail(
+                            "parameter \(parameter.name) is a 32-bit length, which needs a resultCode result to refuse a longer buffer"
+                        )
+                    }
+                    narrowedLengths.append((parameter.name, count))
+                    arguments.append(parameter.name)
+                } else {
                     throw fail(
-                        "parameter \(parameter.name) is a length of C type \(imported); only 64-bit lengths convert")
+                        "parameter \(parameter.name) is a length of C type \(imported); only 32- and 64-bit lengths convert"
+                    )
                 }
-                arguments.append("\(imported)(\(measured)\(isText ? ".utf8.count" : ".count"))")
             case .transient:
                 arguments.append("sqltk_transient()")
             case .constant:
@@ -171,6 +191,14 @@ struct Emitter {
                 arguments.append("&\(parameter.name)")
                 if parameter.convert == .rawOut {
                     outputs.append((parameter.name, parameter.name, storage))
+                } else if let type = parameter.type {
+                    guard isScalar(pointee) else {
+                        throw fail("out-parameter \(parameter.name) has a `type` but does not point to a number")
+                    }
+                    outputs.append(
+                        type == "Bool"
+                            ? (parameter.name, "\(parameter.name) != 0", "Bool")
+                            : (parameter.name, "\(type)(rawValue: \(parameter.name))", type))
                 } else if let handle = handleType(pointee) {
                     outputs.append((parameter.name, "\(parameter.name).map(\(handle).init(rawValue:))", handle + "?"))
                 } else if pointee == .pointer(.named("char", isConst: true)) {
@@ -178,6 +206,35 @@ struct Emitter {
                 } else {
                     outputs.append((parameter.name, parameter.name, storage))
                 }
+            case .outBuffer:
+                guard cType == .pointer(.pointer(.named("void", isConst: false))) else {
+                    throw fail("out-parameter \(parameter.name) is a buffer but its C type is not void **")
+                }
+                let lengths = spec.params.filter { $0.convert == .outBufferLength && $0.of == parameter.name }
+                guard lengths.count == 1, let length = lengths.first else {
+                    throw fail("buffer \(parameter.name) needs exactly one outBufferLength parameter giving its size")
+                }
+                prelude.append("var \(parameter.name): UnsafeMutableRawPointer? = nil")
+                arguments.append("&\(parameter.name)")
+                // SQLiteBuffer owns the memory SQLite allocated and is the one place that frees it.
+                outputs.append(
+                    (parameter.name, "SQLiteBuffer(taking: \(parameter.name), count: \(length.name))", "SQLiteBuffer?"))
+            case .outBufferLength:
+                guard let buffer = parameter.of, byName[buffer]?.convert == .outBuffer else {
+                    throw fail("parameter \(parameter.name) measures a buffer the spec does not name (`of`)")
+                }
+                guard cType == .pointer(.named("int", isConst: false)) else {
+                    throw fail("parameter \(parameter.name) is a buffer length but its C type is not int *")
+                }
+                prelude.append("var \(parameter.name): Int32 = 0")
+                arguments.append("&\(parameter.name)")
+            case .outOwnedText:
+                guard cType == .pointer(.pointer(.named("char", isConst: false))) else {
+                    throw fail("out-parameter \(parameter.name) is owned text but its C type is not char **")
+                }
+                prelude.append("var \(parameter.name): UnsafeMutablePointer<CChar>? = nil")
+                arguments.append("&\(parameter.name)")
+                outputs.append((parameter.name, "takeSQLiteString(\(parameter.name))", "String?"))
             }
         }
 
@@ -212,6 +269,19 @@ struct Emitter {
             }
         }
 
+        // Refuse a buffer too long for a 32-bit length before anything else runs.
+        var guards: [String] = []
+        if !narrowedLengths.isEmpty {
+            var defaults = ["ResultCode.toobig"]
+            for output in outputs {
+                defaults.append("\(output.label): \(Self.zeroValue(output.type))")
+            }
+            let early = outputs.isEmpty ? "ResultCode.toobig" : "(code: " + defaults.joined(separator: ", ") + ")"
+            for length in narrowedLengths {
+                guards.append("guard let \(length.name) = Int32(exactly: \(length.count)) else { return \(early) }")
+            }
+        }
+
         // Nest the body in the closures that keep text alive for the call.
         var lines: [String] = []
         let needsReturn = returnType != nil
@@ -220,7 +290,7 @@ struct Emitter {
         }
         lines += body
         lines += Array(repeating: "}", count: openers.count)
-        lines = prelude + lines
+        lines = guards + prelude + lines
 
         var text =
             "/// \(spec.doc)\n///\n/// C function: `\(function.c)`. Related SQLite documentation: <\(function.link)>\n"
@@ -230,6 +300,17 @@ struct Emitter {
             "public \(spec.isStatic == true ? "static " : "")func \(spec.swift)(\(signature.joined(separator: ", ")))\(arrow) {\n"
         text += lines.map { "    " + $0 }.joined(separator: "\n") + "\n}\n"
         return text
+    }
+
+    /// The value an output takes when the wrapper returns before calling C: `nil`, `false`, 0, or a constant
+    /// type's zero.
+    static func zeroValue(_ type: String) -> String {
+        if type.hasSuffix("?") { return "nil" }
+        switch type {
+        case "Bool": return "false"
+        case "Int32", "UInt32", "Int64", "UInt64", "Double", "CChar", "UInt8": return "0"
+        default: return "\(type)(rawValue: 0)"
+        }
     }
 
     /// The statements that produce the wrapper's value from the C call, and its Swift type (`nil` for none).

@@ -75,6 +75,14 @@ struct ParameterSpec: Decodable, Sendable, Equatable {
         case out
         /// An out-parameter returned as the raw value C stored.
         case rawOut
+        /// A `void **` out-parameter through which SQLite hands over memory it allocated (a changeset), returned as
+        /// a `SQLiteBuffer?` that frees it; its size comes from the `outBufferLength` parameter that names it.
+        case outBuffer
+        /// The `int *` out-parameter that receives the byte count of the `outBuffer` named by `of`.
+        case outBufferLength
+        /// A `char **` out-parameter through which SQLite hands over a message it allocated, copied into a
+        /// `String?` and freed.
+        case outOwnedText
     }
 
     /// The Swift parameter name (and, for outputs, the tuple element's label).
@@ -82,9 +90,10 @@ struct ParameterSpec: Decodable, Sendable, Equatable {
     /// The argument label; `nil` means the same as `name`, `_` means none.
     var label: String?
     var convert: Conversion
-    /// For `textLength` and `bytesLength`: the parameter measured.
+    /// For `textLength`, `bytesLength` and `outBufferLength`: the parameter measured. A 32-bit length refuses a
+    /// longer buffer with `SQLITE_TOOBIG` before the call, so its wrapper must return a `resultCode`.
     var of: String?
-    /// For `rawValue`: the Swift type.
+    /// For `rawValue`: the Swift type; for `out` of a number: the Swift constant type made from it, or `Bool`.
     var type: String?
     /// For `constant`: the Swift expression.
     var value: String?
