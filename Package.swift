@@ -44,6 +44,11 @@ let package = Package(
             dependencies: ["BindgenCore"],
             path: "Generator/Sources/sqltk-bindgen"
         ),
+        // Writes numbered transactions until it is killed: the crash-safety tests SIGKILL it. Not a product.
+        .executableTarget(
+            name: "sqltk-crash-writer",
+            dependencies: ["SQLiteToolkit"]
+        ),
         .plugin(
             name: "InstallSQLite",
             capability: .command(
@@ -78,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteToolkitTests",
-            dependencies: ["SQLiteToolkit", "sqltk-test-helper"]
+            dependencies: ["SQLiteToolkit", "sqltk-test-helper", "sqltk-crash-writer"]
         ),
         .testTarget(
             name: "SQLiteBindingsTests",

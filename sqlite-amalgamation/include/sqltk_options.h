@@ -24,6 +24,12 @@
    and consistent (though possibly missing the last commits) after power loss. */
 #define SQLITE_DEFAULT_WAL_SYNCHRONOUS 1
 
+/* The schema is not trusted: a view or trigger in a database file may call only
+   functions marked SQLITE_INNOCUOUS, so opening a hostile file cannot make its
+   schema run functions with side effects. PRAGMA trusted_schema=ON restores
+   SQLite's default on one connection. */
+#define SQLITE_TRUSTED_SCHEMA 0
+
 #define SQLITE_LIKE_DOESNT_MATCH_BLOBS 1
 #define SQLITE_OMIT_DEPRECATED 1
 #define SQLITE_OMIT_LOAD_EXTENSION 1

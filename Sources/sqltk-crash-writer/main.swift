@@ -1,0 +1,73 @@
+// Writes numbered transactions into a database until it is killed, for the crash-safety tests.
+//
+//     sqltk-crash-writer PATH JOURNAL-MODE [SEED]
+//
+// JOURNAL-MODE is `delete` (rollback journal) or `wal`. Each transaction n inserts one row into `batch` (n and its
+// row count, 1 to 5) and that many rows into `item`, then commits through `Database.transaction`. Only after the
+// commit returned does the writer print `n` on a line of its own: a number on standard output is a promise that
+// transaction n is durable. Numbering continues from the largest committed n, so the tests can kill the writer,
+// check the file, and start it again on the same file. Exit status 2: bad arguments; 1: a database error.
+import Foundation
+import SQLiteToolkit
+
+/// A small deterministic generator, so one seed gives one sequence of payload sizes.
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Writes `line` with one `write(2)`: a line shorter than `PIPE_BUF` reaches a pipe whole or not at all.
+func acknowledge(_ line: String) {
+    var bytes = Array(line.utf8)
+    bytes.append(10)
+    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("sqltk-crash-writer: \(message)\n".utf8))
+    exit(status)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, ["delete", "wal"].contains(arguments[2]) else {
+    fail("usage: sqltk-crash-writer PATH delete|wal [SEED]", status: 2)
+}
+let path = arguments[1]
+let journalMode = arguments[2]
+var random = SplitMix64(state: arguments.count > 3 ? UInt64(arguments[3]) ?? 0 : 0)
+
+do {
+    let db = try Database(path: path)
+    let mode = try db.queryValue("PRAGMA journal_mode = \(journalMode)", as: String.self)
+    guard mode == journalMode else { fail("journal_mode is \(mode ?? "unknown"), not \(journalMode)", status: 1) }
+    try db.execute("CREATE TABLE IF NOT EXISTS batch (n INTEGER PRIMARY KEY, rows INTEGER NOT NULL)")
+    try db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS item (
+            n INTEGER NOT NULL, position INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (n, position)
+        )
+        """)
+    var n = try db.queryValue("SELECT coalesce(max(n), 0) FROM batch", as: Int64.self) ?? 0
+    while true {
+        n += 1
+        let rows = Int64(1 + random.next() % 5)
+        try db.transaction { db in
+            try db.execute("INSERT INTO batch (n, rows) VALUES (?, ?)", n, rows)
+            for position in 0..<rows {
+                // Payloads from a few bytes to several pages, so transactions span pages and journal frames.
+                let size = Int(random.next() % 9000)
+                try db.execute(
+                    "INSERT INTO item (n, position, payload) VALUES (?, ?, randomblob(?))", n, position, size)
+            }
+        }
+        acknowledge(String(n))
+    }
+} catch {
+    fail("\(error)", status: 1)
+}

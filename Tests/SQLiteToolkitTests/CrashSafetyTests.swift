@@ -1,0 +1,135 @@
+import Foundation
+import SQLiteToolkit
+import Testing
+
+/// Kills a writer process with SIGKILL at random moments and checks what SQLite promised: the file passes
+/// `PRAGMA integrity_check`, every transaction the writer acknowledged (after `COMMIT` returned) is there, and no
+/// transaction is there in part.
+///
+/// The writer is `sqltk-crash-writer` (Sources/sqltk-crash-writer), built beside the tests. Each mode is killed
+/// `SQLTK_CRASH_KILLS` times (default 8, a few seconds); `scripts/reliability-long` runs 200 per mode and prints the
+/// figures. `SQLTK_SEED` changes the kill moments.
+@Suite("Crash safety: SIGKILL during writes")
+struct CrashSafetyTests {
+    static let killsPerMode = environmentInteger("SQLTK_CRASH_KILLS") ?? 8
+
+    /// What one mode's run saw, printed by the long run.
+    struct Figures {
+        var kills = 0
+        var acknowledged = 0
+        var verified = 0
+        var checks = 0
+    }
+
+    @Test(
+        "acknowledged transactions survive SIGKILL, none is partial, the file passes integrity_check",
+        arguments: ["delete", "wal"])
+    func killDuringWrites(journalMode: String) throws {
+        let writer = try #require(Self.writerURL(), "sqltk-crash-writer is not built beside the test bundle")
+        var random = SeededRandom(seed: SeededRandom.seed(default: 16) ^ (journalMode == "wal" ? 1 : 2))
+        var figures = Figures()
+        try TemporaryFile.withDatabasePath { path in
+            var highestAcknowledged: Int64 = 0
+            for _ in 0..<Self.killsPerMode {
+                let acknowledged = try runAndKill(writer, path: path, journalMode: journalMode, random: &random)
+                figures.kills += 1
+                figures.acknowledged += acknowledged.count
+                highestAcknowledged = max(highestAcknowledged, acknowledged.max() ?? 0)
+                figures.verified = try verify(path: path, highestAcknowledged: highestAcknowledged)
+                figures.checks += 1
+            }
+        }
+        #expect(figures.kills == Self.killsPerMode)
+        if environmentInteger("SQLTK_RELIABILITY_REPORT") != nil {
+            print(
+                "crash safety [\(journalMode)]: \(figures.kills) SIGKILLs, \(figures.acknowledged) acknowledged "
+                    + "transactions, \(figures.verified) transactions verified after the last kill, "
+                    + "\(figures.checks) reopen checks (integrity_check, none lost, none partial)")
+        }
+    }
+
+    /// Starts the writer on `path`, kills it with SIGKILL at a random moment, and returns the transaction numbers
+    /// it acknowledged before dying.
+    private func runAndKill(
+        _ writer: URL, path: String, journalMode: String, random: inout SeededRandom
+    ) throws -> [Int64] {
+        let process = Process()
+        process.executableURL = writer
+        process.arguments = [path, journalMode, String(random.next())]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let reader = output.fileHandleForReading
+        var received = Data()
+        // Most kills land in the write loop (after the first acknowledgement); one in four lands anywhere from
+        // the start, which includes opening the file and setting the journal mode.
+        if random.next() % 4 != 0 {
+            while !received.contains(10) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }  // the writer exited: reported below
+                received.append(chunk)
+            }
+        }
+        usleep(UInt32(random.next() % 15_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        received.append(reader.readDataToEndOfFile())
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(
+            process.terminationReason == .uncaughtSignal,
+            "the writer stopped before the kill (status \(process.terminationStatus)): \(stderr)")
+        // Only whole lines count: a number is acknowledged when its line ended.
+        let text = String(decoding: received, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()  // the text after the last newline: empty or an unfinished line
+        return lines.compactMap { Int64($0) }
+    }
+
+    /// Reopens the file and checks it; returns the number of transactions it holds.
+    private func verify(path: String, highestAcknowledged: Int64) throws -> Int {
+        let db = try Database(path: path)
+        defer { db.close() }
+        let integrity = try db.queryValue("PRAGMA integrity_check", as: String.self)
+        #expect(integrity == "ok")
+        let tables = try db.queryValue(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('batch', 'item')", as: Int.self)
+        guard tables == 2 else {
+            // Killed before the schema was committed: then nothing can have been acknowledged.
+            #expect(highestAcknowledged == 0)
+            return 0
+        }
+        let count = try db.queryValue("SELECT count(*) FROM batch", as: Int64.self) ?? -1
+        let lowest = try db.queryValue("SELECT coalesce(min(n), 1) FROM batch", as: Int64.self)
+        let highest = try db.queryValue("SELECT coalesce(max(n), 0) FROM batch", as: Int64.self) ?? -1
+        // Distinct numbers from 1 to `highest`, `highest` of them: exactly 1...highest, so every acknowledged number
+        // (all at most `highestAcknowledged`) is present when `highest` reaches it.
+        #expect(lowest == 1)
+        #expect(count == highest)
+        #expect(highest >= highestAcknowledged, "acknowledged transactions were lost")
+        let partial = try db.queryValue(
+            "SELECT count(*) FROM batch WHERE rows != (SELECT count(*) FROM item WHERE item.n = batch.n)",
+            as: Int.self)
+        #expect(partial == 0, "a transaction is there in part")
+        let orphans = try db.queryValue(
+            "SELECT count(*) FROM item WHERE n NOT IN (SELECT n FROM batch)", as: Int.self)
+        #expect(orphans == 0, "rows of a transaction whose batch row is missing")
+        return Int(count)
+    }
+
+    /// The writer executable: `SQLTK_CRASH_WRITER` when set, else the build products folder holding this test
+    /// bundle (on macOS the bundle's binary sits a few folders deeper).
+    static func writerURL() -> URL? {
+        if let path = ProcessInfo.processInfo.environment["SQLTK_CRASH_WRITER"] {
+            return URL(fileURLWithPath: path)
+        }
+        var folder = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        for _ in 0..<4 {
+            folder = folder.deletingLastPathComponent()
+            let candidate = folder.appendingPathComponent("sqltk-crash-writer")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import SQLiteToolkit
+import Testing
+
+/// Crashes reachable through the public API on the connection layer as it stands, found by the randomized probe
+/// and listed in the connection layer's second-pass issue. Each test states the behaviour the fix must give and is
+/// disabled until the fix lands (enabled, it takes the whole test process down). The randomized model test keeps
+/// away from these paths for the same reason.
+@Suite("Known crashes: regression tests for the connection layer's second pass")
+struct KnownCrashRegressionTests {
+    @Test(
+        "a transaction after close() throws connectionClosed",
+        .disabled("crashes: use after free, close() finalizes BEGIN/COMMIT/ROLLBACK but hands them out again"))
+    func transactionAfterClose() throws {
+        let db = try Database()
+        try db.transaction { _ in }
+        db.close()
+        for call: (Database) throws -> Void in [
+            { try $0.transaction { _ in } }, { try $0.beginTransaction() }, { try $0.commit() },
+            { try $0.inTransaction { _ in .commit } },
+        ] {
+            let error = try #require(throws: DatabaseError.self) { try call(db) }
+            #expect(error.reason == .connectionClosed)
+        }
+    }
+
+    @Test(
+        "closing the connection inside a trace callback does not free the running statement",
+        .disabled("crashes: the running statement is finalized under SQLite (segfault in the VDBE)"))
+    func closeInsideTrace() throws {
+        let db = try Database()
+        try db.trace { _ in db.close() }
+        do { try db.execute("SELECT 1") } catch is DatabaseError {}
+        do { try db.execute("SELECT 2") } catch is DatabaseError {}
+        db.close()
+        #expect(!db.isOpen)
+    }
+
+    @Test(
+        "closing the connection inside a progress handler does not free the running statement",
+        .disabled("crashes: reads an unowned reference to an object already destroyed"))
+    func closeInsideProgressHandler() throws {
+        let db = try Database()
+        try db.setProgressHandler(every: 1) {
+            db.close()
+            return false
+        }
+        do {
+            _ = try db.queryValue(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT count(*) FROM c",
+                as: Int.self)
+        } catch is DatabaseError {}
+        db.close()
+        #expect(!db.isOpen)
+    }
+
+    @Test(
+        "a Date read from text with 20 fraction digits is a date or a typed error",
+        .disabled("crashes: integer overflow trap in the date parser (value * 10 + digit)"))
+    func dateWithLongFraction() throws {
+        let db = try Database()
+        let text = "2026-01-01 00:00:00." + String(repeating: "9", count: 20)
+        let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01 00:00:00 UTC
+        do {
+            let date = try #require(try db.queryValue("SELECT ?", text, as: Date.self))
+            #expect(date >= start && date <= start.addingTimeInterval(1))
+        } catch is DatabaseError {}
+        do { _ = try db.queryValue("SELECT ?", text, as: ISO8601Date.self) } catch is DatabaseError {}
+    }
+
+    @Test(
+        "SQL after an embedded NUL is not silently dropped",
+        .disabled("fails: execute passes the SQL as a C string, so the statement after the NUL never runs"))
+    func embeddedNULInSQL() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE t (x)")
+        do {
+            try db.executeScript("INSERT INTO t VALUES (1);\u{0}INSERT INTO t VALUES (2)")
+            #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 2)
+        } catch is DatabaseError {
+            // Rejecting the NUL with a typed error is the other correct answer.
+        }
+    }
+}
+
+/// Wrong results (not crashes) found by the randomized model test in the connection layer as it stands, with the
+/// behaviour a fix must give; disabled until then.
+@Suite("Known issues found by the randomized model test")
+struct KnownIssueTests {
+    @Test(
+        "reading a column as String does not change the storage class a later read of the same column sees",
+        .disabled(
+            "fails: sqlite3_column_text converts the value in place, after which sqlite3_column_type reports TEXT"))
+    func secondReadSeesConversion() throws {
+        let db = try Database()
+        let blob = Data([0x45, 0xC5, 0x44, 0x21])
+        let rows = try db.query("SELECT ?, ?", blob, 7)
+        let row = try #require(try rows.next())
+        _ = try row.value(at: 0, as: String.self)
+        _ = try row.value(at: 1, as: String.self)
+        #expect(row[0] == .blob(blob))
+        #expect(try row.value(at: 0, as: DatabaseValue.self) == .blob(blob))
+        #expect(row[1] == .integer(7))
+    }
+}
