@@ -166,8 +166,10 @@ struct FunctionTests {
     func deterministicFlag() throws {
         let db = try Database()
         try db.execute("CREATE TABLE t (x INTEGER)")
-        try db.createFunction("pure", options: .deterministic) { (value: Int) in value * 2 }
-        try db.createFunction("impure") { (value: Int) in value * 2 }
+        // Both innocuous: with SQLITE_TRUSTED_SCHEMA=0 the schema may only call innocuous functions, and the
+        // test is about determinism.
+        try db.createFunction("pure", options: [.deterministic, .innocuous]) { (value: Int) in value * 2 }
+        try db.createFunction("impure", options: .innocuous) { (value: Int) in value * 2 }
         try db.execute("CREATE INDEX t_pure ON t(pure(x))")
         let error = try #require(throws: DatabaseError.self) { try db.execute("CREATE INDEX t_impure ON t(impure(x))") }
         #expect(error.message.contains("non-deterministic functions prohibited"))
