@@ -115,6 +115,7 @@ public struct RawCImplementation: BenchmarkImplementation {
 
     /// Opens the database and sets up `workload`.
     public func prepare(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
-        try CBaselineWorkloads<RawC>.prepare(workload, size: size, location: location)
+        if workload.isFunction { return try prepareFunction(workload, size: size, location: location) }
+        return try CBaselineWorkloads<RawC>.prepare(workload, size: size, location: location)
     }
 }

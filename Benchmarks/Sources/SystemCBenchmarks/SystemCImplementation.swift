@@ -103,8 +103,8 @@ public struct SystemCImplementation: BenchmarkImplementation {
     public var name: String { "system-c" }
     /// The column title.
     public var title: String { "C, system SQLite" }
-    /// Every workload.
-    public var workloads: [Workload] { Workload.allCases }
+    /// Every workload but the custom functions (measured against our SQLite's C only).
+    public var workloads: [Workload] { Workload.allCases.filter { !$0.isFunction } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {
