@@ -42,7 +42,9 @@ final class FunctionBox {
 /// The state of one evaluation of an aggregate or window function (one group, one partition), stored in the
 /// evaluation's `sqlite3_aggregate_context` as a retained pointer and released by its final step.
 final class AggregateStateBox<State> {
-    var state: State
+    // Confined to the thread running the statement; a dynamic exclusivity check per row would cost more than the
+    // step itself.
+    @exclusivity(unchecked) var state: State
 
     init(_ state: State) {
         self.state = state
@@ -84,8 +86,11 @@ final class AggregateStateBox<State> {
 private enum FunctionTrampoline {
     static let call: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
         context, count, values in
-        guard let context, let box = FunctionBox.of(context) else { return }
-        box.call(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
+        guard let context, let userData = FunctionContext(rawValue: context).userData() else { return }
+        // SQLite holds the box's retain for as long as the function exists, so no retain is needed for the call.
+        Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
+            box.call(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
+        }
     }
 
     static let final: @convention(c) (OpaquePointer?) -> Void = { context in
@@ -110,8 +115,10 @@ private func stateStep<State>(
     initialState: @escaping () -> State,
     _ step: @escaping (inout State, FunctionArguments) throws -> Void
 ) -> FunctionBox.Call {
-    { context, arguments in
-        guard let box = AggregateStateBox.current(context, initial: initialState) else {
+    // The box's type is resolved once here, not through a generic metadata lookup on every row.
+    let boxType = AggregateStateBox<State>.self
+    return { context, arguments in
+        guard let box = boxType.current(context, initial: initialState) else {
             sqltk_sqlite3_result_error_nomem(context.rawValue)
             return
         }
@@ -129,8 +136,9 @@ private func stateFinal<State>(
     initialState: @escaping () -> State,
     _ final: @escaping (FunctionContext, State) throws -> Void
 ) -> FunctionBox.Result {
-    { context in
-        let state = AggregateStateBox<State>.take(context)?.state ?? initialState()
+    let boxType = AggregateStateBox<State>.self
+    return { context in
+        let state = boxType.take(context)?.state ?? initialState()
         do {
             try final(context, state)
         } catch {
@@ -259,11 +267,12 @@ extension ConnectionHandle {
         value: @escaping (FunctionContext, State) throws -> Void,
         final: @escaping (FunctionContext, State) throws -> Void
     ) -> ResultCode {
+        let boxType = AggregateStateBox<State>.self
         let box = FunctionBox(
             call: stateStep(initialState: initialState, step),
             final: stateFinal(initialState: initialState, final),
             value: { context in
-                let state = AggregateStateBox<State>.existing(context)?.state ?? initialState()
+                let state = boxType.existing(context)?.state ?? initialState()
                 do {
                     try value(context, state)
                 } catch {

@@ -117,14 +117,23 @@ extension Database {
         var argumentCount = 0
         for _ in repeat (each Argument).self { argumentCount += 1 }
         try createFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
+            // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check per row.
             var index = 0
-            func next<Value: DatabaseValueConvertible>(_ type: Value.Type) throws -> Value {
-                defer { index += 1 }
-                return try Value.read(from: arguments[index])
-            }
-            let result = try body(repeat try next((each Argument).self))
+            let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index))
             result.databaseValue.setResult(of: context)
         }
+    }
+
+    /// Reads argument `index` as `Value` and moves `index` to the next argument.
+    @inlinable
+    static func readArgument<Value: DatabaseValueConvertible>(
+        _ type: Value.Type,
+        _ arguments: FunctionArguments,
+        _ index: inout Int
+    ) throws -> Value {
+        let value = try Value.read(from: arguments[index])
+        index += 1
+        return value
     }
 
     /// Defines or replaces the SQL function `name` with a closure that reads any number of arguments as Swift

@@ -82,6 +82,15 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// 12b. Apply a changeset of `rows` inserted rows to a table that already holds every 100th row with other
     /// values; the conflict handler answers "replace" for each of those.
     case changesetApply = "changeset-apply"
+    // Custom SQL functions: `iterations` rows (1M; 100k with --quick), each implementation's own registration.
+    /// 6a. `SELECT f(x) FROM fx`, `f(x) = 2x + 1` an integer function: typed closure (toolkit), C, DatabaseFunction.
+    case scalarFunction = "function-scalar"
+    /// 6b. The same with the toolkit's low-level form (function context and raw values).
+    case scalarFunctionLowLevel = "function-scalar-low-level"
+    /// 6c. `SELECT sumsq(x) FROM fx`, an aggregate: `DatabaseAggregate` type (toolkit), C, GRDB's aggregate.
+    case aggregateFunction = "function-sumsq"
+    /// 6d. The same with the toolkit's low-level aggregate (state closure over raw values).
+    case aggregateFunctionLowLevel = "function-sumsq-low-level"
 
     /// What the workload measures, for the report.
     public var summary: String {
@@ -110,6 +119,10 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
             "read rows × 10 integers by index from a reopened file, through the cipher (none: no key)"
         case .changesetCapture: "insert rows × 10 integers as in insert-positional, a session recording the table"
         case .changesetApply: "apply a changeset of rows inserts; 1 row in 100 conflicts and is replaced"
+        case .scalarFunction: "`SELECT f(x) FROM fx`, an integer function in Swift (typed closure) vs in C"
+        case .scalarFunctionLowLevel: "the same, the toolkit's low-level form (context and raw values)"
+        case .aggregateFunction: "`SELECT sumsq(x) FROM fx`, an aggregate in Swift (`DatabaseAggregate`) vs in C"
+        case .aggregateFunctionLowLevel: "the same, the toolkit's low-level aggregate (state closure, raw values)"
         }
     }
 
@@ -130,7 +143,16 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .bindStepColumnReset: size.iterations
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.opens
         case _ where isEncryptionOpen: size.passphraseOpens
+        case let workload where workload.isFunction: size.iterations
         default: size.rows
+        }
+    }
+
+    /// Whether the workload measures custom SQL functions, which each SQLite binding registers its own way.
+    public var isFunction: Bool {
+        switch self {
+        case .scalarFunction, .scalarFunctionLowLevel, .aggregateFunction, .aggregateFunctionLowLevel: true
+        default: false
         }
     }
 
@@ -195,6 +217,7 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         case .bindStepColumnReset: size.iterations = count
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.lookups = count * 10
         case _ where workload.isEncryptionOpen: size.lookups = count * 2000
+        case let workload where workload.isFunction: size.iterations = count
         default: size.rows = count
         }
         return size
@@ -240,6 +263,23 @@ public enum BenchmarkData {
 
     /// The micro-benchmark's statement.
     public static let selectPlusOne = "SELECT ?1 + 1"
+
+    /// The table of the function workloads.
+    public static let createFunctionTable = "CREATE TABLE fx (x INTEGER NOT NULL)"
+    /// Fills it with the integers 1 ... `rows`.
+    public static func populateFunctionTable(rows: Int) -> String {
+        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < \(rows)) INSERT INTO fx (x) SELECT i FROM s"
+    }
+    /// The scalar function workload's query; every implementation sums its rows.
+    public static let selectScalarFunction = "SELECT f(x) FROM fx"
+    /// The aggregate workload's query.
+    public static let selectAggregateFunction = "SELECT sumsq(x) FROM fx"
+
+    /// The scalar function: `2x + 1`, wrapping.
+    @inlinable
+    public static func scalarFunction(_ x: Int64) -> Int64 {
+        x &* 2 &+ 1
+    }
 
     /// The value of integer column `column` (0...9) of row `row` (0-based).
     @inlinable

@@ -151,6 +151,9 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 },
                 close: { connection.close(finalizing: [insert, select]) }
             )
+        case .scalarFunction, .scalarFunctionLowLevel, .aggregateFunction, .aggregateFunctionLowLevel:
+            // Registering a function takes C types this generic baseline does not have: RawCBenchmarks does it.
+            throw BenchmarkError("\(workload.rawValue) is implemented per SQLite build, not by the generic baseline")
         case .bindStepColumnReset:
             let select = try connection.prepare(BenchmarkData.selectPlusOne)
             let iterations = size.iterations

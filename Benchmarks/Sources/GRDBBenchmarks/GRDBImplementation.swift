@@ -222,6 +222,8 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .scalarFunction, .scalarFunctionLowLevel, .aggregateFunction, .aggregateFunctionLowLevel:
+            return try prepareFunction(workload, size: size, queue: queue)
         case .bindStepColumnReset:
             let iterations = size.iterations
             return PreparedRun(

@@ -118,6 +118,7 @@ public struct RawCImplementation: BenchmarkImplementation {
         if workload.needsSessionExtension {
             return try prepareChangesetWorkload(workload, size: size, location: location)
         }
+        if workload.isFunction { return try prepareFunction(workload, size: size, location: location) }
         return try CBaselineWorkloads<RawC>.prepare(workload, size: size, location: location)
     }
 }

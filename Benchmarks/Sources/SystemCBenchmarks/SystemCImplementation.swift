@@ -103,9 +103,9 @@ public struct SystemCImplementation: BenchmarkImplementation {
     public var name: String { "system-c" }
     /// The column title.
     public var title: String { "C, system SQLite" }
-    /// Every workload but those on encrypted files and the changeset ones: this SQLite build has neither a codec
-    /// nor the session extension.
-    public var workloads: [Workload] { Workload.withoutSessionExtension.filter { !$0.needsFile } }
+    /// Every workload but those on encrypted files, the changeset ones and the custom functions: this SQLite build
+    /// has neither a codec nor the session extension, and functions are measured against our SQLite's C only.
+    public var workloads: [Workload] { Workload.withoutSessionExtension.filter { !$0.needsFile && !$0.isFunction } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {

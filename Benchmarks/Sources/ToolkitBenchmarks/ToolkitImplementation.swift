@@ -203,6 +203,8 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .scalarFunction, .scalarFunctionLowLevel, .aggregateFunction, .aggregateFunctionLowLevel:
+            return try prepareFunction(workload, size: size, db: db)
         case .bindStepColumnReset:
             let select = try db.prepare(BenchmarkData.selectPlusOne)
             let iterations = size.iterations
