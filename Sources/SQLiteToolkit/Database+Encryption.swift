@@ -364,13 +364,23 @@ extension Database {
     /// empty database). An encrypted file, including one whose header is left in plain text
     /// (`plaintextHeaderSize`), is not.
     ///
-    /// - Throws: a file-system error when the file cannot be read.
+    /// - Throws: ``DatabaseError`` with `SQLITE_CANTOPEN` when the file cannot be opened, `SQLITE_IOERR` when it
+    ///   cannot be read.
     ///
     /// Related SQLite documentation: <https://sqlite.org/fileformat2.html#the_database_header>
     public static func isPlainDatabase(atPath path: String) throws -> Bool {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        let bytes = Array(try handle.read(upToCount: 101) ?? Data())
+        // stdio rather than FileHandle's throwing reads, which need newer Apple platforms than the package's.
+        guard let file = fopen(path, "rb") else {
+            throw DatabaseError(
+                extendedCode: .cantopen, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: 101)
+        let count = fread(&buffer, 1, buffer.count, file)
+        if ferror(file) != 0 {
+            throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
+        }
+        let bytes = buffer.prefix(count)
         if bytes.isEmpty { return true }
         guard bytes.count == 101 else { return false }
         let magic = Array("SQLite format 3\u{0}".utf8)
