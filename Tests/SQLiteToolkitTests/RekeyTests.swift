@@ -179,6 +179,21 @@ struct RekeyTests {
         }
     }
 
+    @Test("a refused setKey on a plain database leaves the connection reading it in plain")
+    func setKeyOnPlainDatabase() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try makePlainDatabase(path, rows: 3)
+            let before = encryptionTestFileBytes(path)
+            let db = try Database(path: path)
+            let error = try #require(throws: DatabaseError.self) { try db.setKey(TestKeys.raw) }
+            #expect(error.reason == .keyForPlainDatabase)
+            #expect(!db.isEncrypted)
+            #expect(try db.queryValue("SELECT count(*) FROM notes", as: Int.self) == 3)
+            db.close()
+            #expect(encryptionTestFileBytes(path) == before)
+        }
+    }
+
     @Test("an encrypted database attached with its own key joins with the main one, and detaches")
     func attachWithKey() throws {
         try TemporaryFile.withDatabasePath { path in
