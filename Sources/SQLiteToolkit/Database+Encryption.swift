@@ -243,6 +243,13 @@ extension Database {
         try applyCipher(cipher, to: connection)
         defer { try? applyCipher(mainCipher ?? .default, to: connection) }
         if let key { try checkRawKey(key, cipher: cipher) }
+        if key != nil, !path.hasPrefix("file:"), let header = try? Database.header(atPath: path), !header.isEmpty,
+            Database.isPlainHeader(header)
+        {
+            throw DatabaseError(
+                extendedCode: .notadb, message: "\(path) is not encrypted: attach it without a key",
+                reason: .keyForPlainDatabase)
+        }
         let sql = "ATTACH DATABASE ? AS ? KEY ?"
         let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
         guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }

@@ -235,6 +235,10 @@ struct RekeyTests {
             defer { try? FileManager.default.removeItem(atPath: plainPath) }
             try makePlainDatabase(plainPath, rows: 3)
             let db = try openEncrypted(path, key: TestKeys.raw, cipher: .chaCha20())
+            let keyed = try #require(throws: DatabaseError.self) {
+                try db.attach(plainPath, as: "plain", key: TestKeys.raw)
+            }
+            #expect(keyed.reason == .keyForPlainDatabase)
             try db.attach(plainPath, as: "plain")
             try db.execute("INSERT INTO plain.notes (body) VALUES ('plaintext row 4')")
             try db.detach("plain")
@@ -265,6 +269,15 @@ struct RekeyTests {
             #expect(try Database.isPlainDatabase(atPath: plainCopy))
             let plain = try Database(path: plainCopy)
             #expect(try plain.queryValue("SELECT body FROM notes WHERE id = 50", as: String.self) == "plaintext row 50")
+
+            // Encrypted to encrypted, with another key and scheme; the source keeps its own.
+            let rekeyedCopy = path + ".rekeyed"
+            defer { try? FileManager.default.removeItem(atPath: rekeyedCopy) }
+            try encrypted.export(to: rekeyedCopy, key: TestKeys.otherRaw, cipher: .chaCha20())
+            let rekeyed = try openEncrypted(rekeyedCopy, key: TestKeys.otherRaw, cipher: .chaCha20())
+            #expect(try rekeyed.queryValue("SELECT count(*) FROM notes", as: Int.self) == 50)
+            #expect(encrypted.cipher == .sqlcipher(version: 4))
+            #expect(try encrypted.queryValue("SELECT count(*) FROM notes", as: Int.self) == 50)
 
             let exists = try #require(throws: DatabaseError.self) { try db.export(to: plainCopy, key: nil) }
             #expect(exists.code == .cantopen)
