@@ -30,6 +30,17 @@ extension Database {
         mainCipher = cipher
     }
 
+    /// Throws ``DatabaseError/Reason/keyForPlainDatabase`` when `path` names a non-empty plain database file, before
+    /// a key is attached to it (`file:` URIs are left to the codec).
+    func refuseKeyForPlainFile(atPath path: String) throws {
+        guard !path.hasPrefix("file:"), let header = try? Database.header(atPath: path), !header.isEmpty,
+            Database.isPlainHeader(header)
+        else { return }
+        throw DatabaseError(
+            extendedCode: .notadb, message: "\(path) is not encrypted: use it without a key",
+            reason: .keyForPlainDatabase)
+    }
+
     /// The error for a key given to a plain database, or `nil`. Checked before the codec sees the key: a codec
     /// once attached to a plain file leaves the connection unable to read it.
     private func keyForPlainDatabaseError(schema: String) -> DatabaseError? {
@@ -43,7 +54,7 @@ extension Database {
     }
 
     /// Reads the schema of `schema`; maps `SQLITE_NOTADB` to a typed reason.
-    private func verifyKey(schema: String, cipher: Cipher) throws {
+    func verifyKey(schema: String, cipher: Cipher) throws {
         let connection = try connection()
         let sql = "SELECT count(*) FROM \"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\".sqlite_schema"
         let (code, statement) = connection.prepare(sql: sql, flags: [])
@@ -243,13 +254,7 @@ extension Database {
         try applyCipher(cipher, to: connection)
         defer { try? applyCipher(mainCipher ?? .default, to: connection) }
         if let key { try checkRawKey(key, cipher: cipher) }
-        if key != nil, !path.hasPrefix("file:"), let header = try? Database.header(atPath: path), !header.isEmpty,
-            Database.isPlainHeader(header)
-        {
-            throw DatabaseError(
-                extendedCode: .notadb, message: "\(path) is not encrypted: attach it without a key",
-                reason: .keyForPlainDatabase)
-        }
+        if key != nil { try refuseKeyForPlainFile(atPath: path) }
         let sql = "ATTACH DATABASE ? AS ? KEY ?"
         let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
         guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }
@@ -416,7 +421,7 @@ extension Database {
 
     /// Refuses a raw key for a scheme whose key is not 256 bits: the codec would take its `x'…'` text as a
     /// passphrase, or split it into a shorter key and a salt.
-    private func checkRawKey(_ key: DatabaseKey, cipher: Cipher) throws {
+    func checkRawKey(_ key: DatabaseKey, cipher: Cipher) throws {
         guard key.kind == .raw else { return }
         let aegisAlgorithm = cipher.parameters.last { $0.name == "algorithm" }?.value
         let takesRawKey: Bool
