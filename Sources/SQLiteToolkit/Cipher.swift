@@ -187,6 +187,28 @@ public struct Cipher: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
+    /// The cipher a command-line option or a setting names, with its default parameters: `chacha20`, `aes128cbc`,
+    /// `aes256cbc`, `aegis`, `ascon128`, `sqlcipher` (SQLCipher 4) or `sqlcipher1` to `sqlcipher4`, in any case;
+    /// `nil` for any other name (`rc4` included).
+    ///
+    /// ```swift
+    /// configuration.cipher = Cipher(named: "sqlcipher3") ?? .default
+    /// ```
+    public init?(named name: String) {
+        switch name.lowercased() {
+        case "chacha20": self = .chaCha20()
+        case "aes128cbc": self = .aes128CBC()
+        case "aes256cbc": self = .aes256CBC()
+        case "aegis": self = .aegis()
+        case "ascon128": self = .ascon128()
+        case "sqlcipher", "sqlcipher4": self = .sqlcipher(version: 4)
+        case "sqlcipher3": self = .sqlcipher(version: 3)
+        case "sqlcipher2": self = .sqlcipher(version: 2)
+        case "sqlcipher1": self = .sqlcipher(version: 1)
+        default: return nil
+        }
+    }
+
     /// The scheme and every parameter set, for logs (a cipher holds no secret).
     public var description: String {
         var items: [String] = []

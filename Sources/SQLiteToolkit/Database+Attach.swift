@@ -40,6 +40,7 @@ extension Database {
         try applyCipher(cipher, to: connection)
         defer { try? applyCipher(mainCipher ?? .default, to: connection) }
         if let key { try checkRawKey(key, cipher: cipher) }
+        if key != nil { try refuseKeyForPlainFile(atPath: path) }
         let sql = "ATTACH DATABASE ? AS ? KEY ?"
         let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
         guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }

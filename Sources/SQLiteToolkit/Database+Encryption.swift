@@ -19,6 +19,7 @@ extension Database {
     /// key fails here.
     func applyKeyAtOpen(_ key: DatabaseKey, cipher: Cipher) throws {
         let connection = try connection()
+        if let error = keyForPlainDatabaseError(schema: "main") { throw error }
         try applyCipher(cipher, to: connection)
         try checkRawKey(key, cipher: cipher)
         let code = try key.withCodecBytes { bytes in
@@ -27,6 +28,29 @@ extension Database {
         guard code == .ok else { throw error(code, sql: nil) }
         try verifyKey(schema: "main", cipher: cipher)
         mainCipher = cipher
+    }
+
+    /// Throws ``DatabaseError/Reason/keyForPlainDatabase`` when `path` names a non-empty plain database file, before
+    /// a key is attached to it (`file:` URIs are left to the codec).
+    func refuseKeyForPlainFile(atPath path: String) throws {
+        guard !path.hasPrefix("file:"), let header = try? Database.header(atPath: path), !header.isEmpty,
+            Database.isPlainHeader(header)
+        else { return }
+        throw DatabaseError(
+            extendedCode: .notadb, message: "\(path) is not encrypted: use it without a key",
+            reason: .keyForPlainDatabase)
+    }
+
+    /// The error for a key given to a plain database, or `nil`. Checked before the codec sees the key: a codec
+    /// once attached to a plain file leaves the connection unable to read it.
+    private func keyForPlainDatabaseError(schema: String) -> DatabaseError? {
+        guard let filename = try? connection().filename(schema: schema), !filename.isEmpty,
+            let header = try? Database.header(atPath: filename), !header.isEmpty, Database.isPlainHeader(header)
+        else { return nil }
+        return DatabaseError(
+            extendedCode: .notadb,
+            message: "the database is not encrypted: open it without a key, then call encrypt(with:cipher:)",
+            reason: .keyForPlainDatabase)
     }
 
     /// Reads the schema of `schema`; maps `SQLITE_NOTADB` to a typed reason.
@@ -41,13 +65,7 @@ extension Database {
         }
         guard stepCode != .row, stepCode != .ok else { return }
         guard stepCode.primary == .notadb else { throw error(stepCode, sql: sql) }
-        let filename = connection.filename(schema: schema) ?? ""
-        if !filename.isEmpty, (try? Database.isPlainDatabase(atPath: filename)) == true {
-            throw DatabaseError(
-                extendedCode: .notadb,
-                message: "the database is not encrypted: open it without a key, then call encrypt(with:cipher:)",
-                reason: .keyForPlainDatabase)
-        }
+        if let error = keyForPlainDatabaseError(schema: schema) { throw error }
         throw DatabaseError(
             extendedCode: .notadb,
             message: "wrong key or cipher (\(cipher.name)), or the file is not a database",
@@ -299,17 +317,34 @@ extension Database {
     /// empty database). An encrypted file, including one whose header is left in plain text
     /// (`plaintextHeaderSize`), is not.
     ///
-    /// - Throws: a file-system error when the file cannot be read.
+    /// - Throws: ``DatabaseError`` with `SQLITE_CANTOPEN` when the file cannot be opened, `SQLITE_IOERR` when it
+    ///   cannot be read.
     ///
     /// Related SQLite documentation: <https://sqlite.org/fileformat2.html#the_database_header>
     public static func isPlainDatabase(atPath path: String) throws -> Bool {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        let bytes = Array(try handle.read(upToCount: 101) ?? Data())
-        if bytes.isEmpty { return true }
-        guard bytes.count == 101 else { return false }
-        let magic = Array("SQLite format 3\u{0}".utf8)
-        guard bytes.starts(with: magic) else { return false }
+        let header = try header(atPath: path)
+        return header.isEmpty || isPlainHeader(header)
+    }
+
+    /// The first 101 bytes of the file at `path` (fewer when it is shorter).
+    static func header(atPath path: String) throws -> [UInt8] {
+        // stdio rather than FileHandle's throwing reads, which need newer Apple platforms than the package's.
+        guard let file = fopen(path, "rb") else {
+            throw DatabaseError(
+                extendedCode: .cantopen, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: 101)
+        let count = fread(&buffer, 1, buffer.count, file)
+        if ferror(file) != 0 {
+            throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
+        }
+        return Array(buffer.prefix(count))
+    }
+
+    /// Whether `bytes`, the start of a file, are those of a plain database.
+    static func isPlainHeader(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == 101, bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) else { return false }
         // Bytes 21...23 are fixed by the format (payload fractions 64, 32, 32); byte 100 starts page 1's b-tree
         // header, which is a table b-tree page (leaf 13 or interior 5) in every plain database.
         guard bytes[21] == 64, bytes[22] == 32, bytes[23] == 32 else { return false }

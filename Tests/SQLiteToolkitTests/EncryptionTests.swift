@@ -184,6 +184,19 @@ struct EncryptionTests {
         }
     }
 
+    @Test("ciphers are found by the names a command line uses; RC4 and unknown names are not")
+    func ciphersByName() {
+        #expect(Cipher(named: "ChaCha20") == .chaCha20())
+        #expect(Cipher(named: "sqlcipher") == .sqlcipher(version: 4))
+        #expect(Cipher(named: "sqlcipher3") == .sqlcipher(version: 3))
+        #expect(Cipher(named: "aes256cbc") == .aes256CBC())
+        #expect(Cipher(named: "aegis")?.name == "aegis")
+        #expect(Cipher(named: "rc4") == nil)
+        #expect(Cipher(named: "rot13") == nil)
+        #expect(Cipher.sqlcipher(version: 4, kdfIterations: 1000).description == "sqlcipher(legacy: 4, kdf_iter: 1000)")
+        #expect(Cipher.default.description == "chacha20")
+    }
+
     @Test("a key never appears in its description, and equal keys compare equal")
     func keyDescription() {
         let key = DatabaseKey.passphrase("hunter2")

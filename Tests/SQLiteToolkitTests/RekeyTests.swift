@@ -138,6 +138,65 @@ struct RekeyTests {
         }
     }
 
+    /// The environment variable that makes ``rekeyChildProcess()`` run, with the database path.
+    static let childVariable = "SQLTK_REKEY_CHILD_DATABASE"
+
+    @Test(
+        "a process killed while it rekeys leaves a file that opens with one of the two keys and passes integrity_check",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: "/proc/self/exe"),
+            "re-runs the test binary through /proc/self/exe, which only Linux has"))
+    func killedRekey() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try makePlainDatabase(path, rows: 20000)
+            do {
+                let db = try Database(path: path)
+                try db.encrypt(with: TestKeys.raw, cipher: .chaCha20())
+            }
+            let child = Process()
+            child.executableURL = URL(
+                fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            child.arguments = ["--testing-library", "swift-testing", "--filter", "rekeyChildProcess"]
+            child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: path]) { $1 }
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            // Kill it once a rekey is writing (its rollback journal exists), or after 20 seconds at most.
+            let deadline = Date().addingTimeInterval(20)
+            while child.isRunning, !TemporaryFile.exists(path + "-journal"), Date() < deadline {
+                usleep(500)
+            }
+            let sawRekeyWriting = TemporaryFile.exists(path + "-journal")
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            // Killed while rewriting pages, not failed or finished on its own.
+            #expect(sawRekeyWriting)
+            #expect(child.terminationReason == .uncaughtSignal)
+
+            var opened: Database?
+            for key in [TestKeys.raw, TestKeys.otherRaw] where opened == nil {
+                opened = try? openEncrypted(path, key: key, cipher: .chaCha20())
+            }
+            let db = try #require(opened, "the file opens with neither key")
+            #expect(try db.queryValue("PRAGMA integrity_check", as: String.self) == "ok")
+            #expect(try db.queryValue("SELECT count(*) FROM notes", as: Int.self) == 20000)
+        }
+    }
+
+    @Test(
+        "child process of the killed-rekey test: rekeys back and forth until killed",
+        .enabled(
+            if: ProcessInfo.processInfo.environment[RekeyTests.childVariable] != nil,
+            "runs only as the child process the killed-rekey test starts"))
+    func rekeyChildProcess() throws {
+        let path = try #require(ProcessInfo.processInfo.environment[Self.childVariable])
+        let db = try openEncrypted(path, key: TestKeys.raw, cipher: .chaCha20())
+        try db.execute("PRAGMA journal_mode = DELETE")
+        for round in 0..<200 {
+            try db.changeKey(to: round % 2 == 0 ? TestKeys.otherRaw : TestKeys.raw)
+        }
+    }
+
     @Test("encrypt, changeKey, decrypt and setKey refuse the wrong state with a typed reason")
     func wrongStateIsRefused() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -176,6 +235,21 @@ struct RekeyTests {
             #expect(error.reason == .wrongKeyOrNotADatabase)
             try db.setKey("second")
             #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 0)
+        }
+    }
+
+    @Test("a refused setKey on a plain database leaves the connection reading it in plain")
+    func setKeyOnPlainDatabase() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try makePlainDatabase(path, rows: 3)
+            let before = encryptionTestFileBytes(path)
+            let db = try Database(path: path)
+            let error = try #require(throws: DatabaseError.self) { try db.setKey(TestKeys.raw) }
+            #expect(error.reason == .keyForPlainDatabase)
+            #expect(!db.isEncrypted)
+            #expect(try db.queryValue("SELECT count(*) FROM notes", as: Int.self) == 3)
+            db.close()
+            #expect(encryptionTestFileBytes(path) == before)
         }
     }
 
@@ -220,6 +294,10 @@ struct RekeyTests {
             defer { try? FileManager.default.removeItem(atPath: plainPath) }
             try makePlainDatabase(plainPath, rows: 3)
             let db = try openEncrypted(path, key: TestKeys.raw, cipher: .chaCha20())
+            let keyed = try #require(throws: DatabaseError.self) {
+                try db.attach(path: plainPath, as: "plain", key: TestKeys.raw)
+            }
+            #expect(keyed.reason == .keyForPlainDatabase)
             try db.attach(path: plainPath, as: "plain")
             try db.execute("INSERT INTO plain.notes (body) VALUES ('plaintext row 4')")
             try db.detach("plain")
@@ -250,6 +328,15 @@ struct RekeyTests {
             #expect(try Database.isPlainDatabase(atPath: plainCopy))
             let plain = try Database(path: plainCopy)
             #expect(try plain.queryValue("SELECT body FROM notes WHERE id = 50", as: String.self) == "plaintext row 50")
+
+            // Encrypted to encrypted, with another key and scheme; the source keeps its own.
+            let rekeyedCopy = path + ".rekeyed"
+            defer { try? FileManager.default.removeItem(atPath: rekeyedCopy) }
+            try encrypted.export(to: rekeyedCopy, key: TestKeys.otherRaw, cipher: .chaCha20())
+            let rekeyed = try openEncrypted(rekeyedCopy, key: TestKeys.otherRaw, cipher: .chaCha20())
+            #expect(try rekeyed.queryValue("SELECT count(*) FROM notes", as: Int.self) == 50)
+            #expect(encrypted.cipher == .sqlcipher(version: 4))
+            #expect(try encrypted.queryValue("SELECT count(*) FROM notes", as: Int.self) == 50)
 
             let exists = try #require(throws: DatabaseError.self) { try db.export(to: plainCopy, key: nil) }
             #expect(exists.code == .cantopen)
