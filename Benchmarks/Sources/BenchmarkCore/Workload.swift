@@ -27,6 +27,12 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// The bindings micro-benchmark: `SELECT ?1 + 1`, bind, step, read, reset, `iterations` times.
     case bindStepColumnReset = "bind-step-column-reset"
 
+    // Schema, several databases and maintenance.
+    /// Read a 64 MiB blob (a tenth with `--quick`) in 64 KiB chunks through incremental BLOB I/O.
+    case blobReadChunks = "blob-read-chunks"
+    /// An online backup of a database of `rows` rows of 10 integers into a new in-memory database, 100 pages a step.
+    case backupRows = "backup-rows"
+
     /// What the workload measures, for the report.
     public var summary: String {
         switch self {
@@ -41,6 +47,8 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .insertTextBlob: "insert rows of a 100-byte string and a 256-byte blob"
         case .readTextBlob: "read them back as String and Data"
         case .bindStepColumnReset: "`SELECT ?1 + 1`: bind, step, read column 0, reset"
+        case .blobReadChunks: "read a 64 MiB blob in 64 KiB chunks, incremental BLOB I/O"
+        case .backupRows: "online backup of a database of rows × 10 integers into memory, 100 pages a step"
         }
     }
 
@@ -49,6 +57,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         switch self {
         case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups
         case .bindStepColumnReset: size.iterations
+        case .blobReadChunks: BenchmarkData.blobChunkCount(rows: size.rows)
         default: size.rows
         }
     }
@@ -58,6 +67,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         switch self {
         case .lookupsOneTransaction, .lookupsTransactionEach: "lookup"
         case .bindStepColumnReset: "iteration"
+        case .blobReadChunks: "64 KiB chunk"
         default: "row"
         }
     }
@@ -106,6 +116,7 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         switch workload {
         case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups = count
         case .bindStepColumnReset: size.iterations = count
+        case .blobReadChunks: size.rows = BenchmarkData.rows(forBlobChunkCount: count)
         default: size.rows = count
         }
         return size
@@ -145,6 +156,37 @@ public enum BenchmarkData {
     /// The checksum of the table of text and blobs, after the insert workload.
     public static let checksumTextBlob =
         "SELECT count(*) + total(length(t) + length(b) + unicode(substr(t, -1)) + unicode(substr(t, 1, 1))) FROM tb"
+
+    /// The table of the blob workload: one row, the blob in `content`.
+    public static let createBlobTable = "CREATE TABLE blob (id INTEGER PRIMARY KEY, content BLOB NOT NULL)"
+    /// The chunk size of the blob workload: 64 KiB.
+    public static let blobChunkSize = 65_536
+
+    /// The number of 64 KiB chunks of the blob at a size: 1024 (64 MiB) for the full 100k rows, a tenth for
+    /// `--quick`.
+    @inlinable
+    public static func blobChunkCount(rows: Int) -> Int {
+        rows * 1024 / 100_000
+    }
+
+    /// The smallest `rows` whose ``blobChunkCount(rows:)`` is `chunkCount`.
+    public static func rows(forBlobChunkCount chunkCount: Int) -> Int {
+        (chunkCount * 100_000 + 1023) / 1024
+    }
+
+    /// The bytes of chunk `chunk` of the blob: byte `i` is `i + chunk` modulo 256, so every chunk differs.
+    public static func blobChunk(_ chunk: Int) -> [UInt8] {
+        (0..<blobChunkSize).map { UInt8(truncatingIfNeeded: $0 &+ chunk) }
+    }
+
+    /// What reading chunk `chunk` adds to the checksum: its first and last bytes and its number.
+    @inlinable
+    public static func blobChunkChecksum(chunk: Int, first: UInt8, last: UInt8) -> Int64 {
+        Int64(chunk &+ Int(first) &* 3 &+ Int(last) &* 5)
+    }
+
+    /// The pages the backup workload copies per step.
+    public static let backupPagesPerStep: Int32 = 100
 
     /// The micro-benchmark's statement.
     public static let selectPlusOne = "SELECT ?1 + 1"

@@ -158,6 +158,8 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 body: { try directBindStepColumnReset(select, iterations: iterations) },
                 close: { connection.close(finalizing: [select]) }
             )
+        case .blobReadChunks, .backupRows:
+            return try prepareSchemaAndMaintenance(workload, size: size, connection: connection)
         }
     }
 

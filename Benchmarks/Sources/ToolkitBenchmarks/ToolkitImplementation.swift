@@ -218,10 +218,12 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .blobReadChunks, .backupRows:
+            return try prepareSchemaAndMaintenance(workload, size: size, db: db)
         }
     }
 
-    private func populateIntegers(_ db: Database, rows: Int) throws {
+    func populateIntegers(_ db: Database, rows: Int) throws {
         try db.execute(BenchmarkData.createIntegers)
         _ = try insertIntegers(db, try db.prepare(BenchmarkData.insertPositional), rows: rows)
     }
