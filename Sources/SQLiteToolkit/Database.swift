@@ -125,7 +125,7 @@ public final class Database {
     /// The open connection, or `SQLITE_MISUSE` once closed.
     @usableFromInline
     func connection(for sql: String? = nil) throws -> ConnectionHandle {
-        guard let handle, !isBackupDestination, !closeRequestedDuringBackup else {
+        guard let handle, !isBackupDestination else {
             throw connectionUnavailable(sql: sql)
         }
         return handle
