@@ -22,14 +22,16 @@ import SQLiteBindings
 ///
 /// Related SQLite documentation: <https://sqlite.org/c3ref/blob.html>
 public final class Blob {
+    // Mutable state is `@exclusivity(unchecked)`, as in `Database`: a blob is confined to its connection's thread,
+    // and dynamic exclusivity checks would cost more per chunk than the checks that matter.
     /// The connection the blob was opened on.
     public let database: Database
     /// The SQLite BLOB handle, for calling ``SQLiteBindings`` directly; `nil` once closed.
-    public private(set) var handle: BlobHandle?
+    @exclusivity(unchecked) public private(set) var handle: BlobHandle?
     /// The size of the value, in bytes.
-    public private(set) var count: Int
+    @exclusivity(unchecked) public private(set) var count: Int
     /// The rowid of the row the blob is open on.
-    public private(set) var row: Int64
+    @exclusivity(unchecked) public private(set) var row: Int64
     /// Whether the blob was opened for writing.
     public let isWritable: Bool
 

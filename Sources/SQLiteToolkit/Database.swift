@@ -197,7 +197,7 @@ public final class Database {
     /// The open connection; `SQLITE_MISUSE` once closed, or while it is the destination of a running backup.
     @usableFromInline
     func connection(for sql: String? = nil) throws -> ConnectionHandle {
-        guard let handle, !isBackupDestination, !closeRequestedDuringBackup else {
+        guard let handle, !isBackupDestination else {
             throw connectionUnavailable(sql: sql)
         }
         return handle

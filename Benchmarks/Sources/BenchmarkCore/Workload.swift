@@ -91,6 +91,11 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     case aggregateFunction = "function-sumsq"
     /// 6d. The same with the toolkit's low-level aggregate (state closure over raw values).
     case aggregateFunctionLowLevel = "function-sumsq-low-level"
+    // Schema, several databases and maintenance.
+    /// Read a 64 MiB blob (a tenth with `--quick`) in 64 KiB chunks through incremental BLOB I/O.
+    case blobReadChunks = "blob-read-chunks"
+    /// An online backup of a database of `rows` rows of 10 integers into a new in-memory database, 100 pages a step.
+    case backupRows = "backup-rows"
 
     /// What the workload measures, for the report.
     public var summary: String {
@@ -123,6 +128,8 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .scalarFunctionLowLevel: "the same, the toolkit's low-level form (context and raw values)"
         case .aggregateFunction: "`SELECT sumsq(x) FROM fx`, an aggregate in Swift (`DatabaseAggregate`) vs in C"
         case .aggregateFunctionLowLevel: "the same, the toolkit's low-level aggregate (state closure, raw values)"
+        case .blobReadChunks: "read a 64 MiB blob in 64 KiB chunks, incremental BLOB I/O"
+        case .backupRows: "online backup of a database of rows × 10 integers into memory, 100 pages a step"
         }
     }
 
@@ -144,6 +151,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.opens
         case _ where isEncryptionOpen: size.passphraseOpens
         case let workload where workload.isFunction: size.iterations
+        case .blobReadChunks: BenchmarkData.blobChunkCount(rows: size.rows)
         default: size.rows
         }
     }
@@ -162,6 +170,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .lookupsOneTransaction, .lookupsTransactionEach: "lookup"
         case .bindStepColumnReset: "iteration"
         case _ where isEncryptionOpen: "open"
+        case .blobReadChunks: "64 KiB chunk"
         default: "row"
         }
     }
@@ -218,6 +227,7 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.lookups = count * 10
         case _ where workload.isEncryptionOpen: size.lookups = count * 2000
         case let workload where workload.isFunction: size.iterations = count
+        case .blobReadChunks: size.rows = BenchmarkData.rows(forBlobChunkCount: count)
         default: size.rows = count
         }
         return size
@@ -260,6 +270,36 @@ public enum BenchmarkData {
 
     /// The rows of the apply target that conflict with the changeset: every `changesetConflictInterval`-th row.
     public static let changesetConflictInterval = 100
+    /// The table of the blob workload: one row, the blob in `content`.
+    public static let createBlobTable = "CREATE TABLE blob (id INTEGER PRIMARY KEY, content BLOB NOT NULL)"
+    /// The chunk size of the blob workload: 64 KiB.
+    public static let blobChunkSize = 65_536
+
+    /// The number of 64 KiB chunks of the blob at a size: 1024 (64 MiB) for the full 100k rows, a tenth for
+    /// `--quick`.
+    @inlinable
+    public static func blobChunkCount(rows: Int) -> Int {
+        rows * 1024 / 100_000
+    }
+
+    /// The smallest `rows` whose ``blobChunkCount(rows:)`` is `chunkCount`.
+    public static func rows(forBlobChunkCount chunkCount: Int) -> Int {
+        (chunkCount * 100_000 + 1023) / 1024
+    }
+
+    /// The bytes of chunk `chunk` of the blob: byte `i` is `i + chunk` modulo 256, so every chunk differs.
+    public static func blobChunk(_ chunk: Int) -> [UInt8] {
+        (0..<blobChunkSize).map { UInt8(truncatingIfNeeded: $0 &+ chunk) }
+    }
+
+    /// What reading chunk `chunk` adds to the checksum: its first and last bytes and its number.
+    @inlinable
+    public static func blobChunkChecksum(chunk: Int, first: UInt8, last: UInt8) -> Int64 {
+        Int64(chunk &+ Int(first) &* 3 &+ Int(last) &* 5)
+    }
+
+    /// The pages the backup workload copies per step.
+    public static let backupPagesPerStep: Int32 = 100
 
     /// The micro-benchmark's statement.
     public static let selectPlusOne = "SELECT ?1 + 1"

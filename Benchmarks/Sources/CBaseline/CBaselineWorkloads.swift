@@ -161,6 +161,8 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 body: { try directBindStepColumnReset(select, iterations: iterations) },
                 close: { connection.close(finalizing: [select]) }
             )
+        case .blobReadChunks, .backupRows:
+            return try prepareSchemaAndMaintenance(workload, size: size, connection: connection)
         case .changesetCapture, .changesetApply:
             // The session extension is not part of SQLiteCAPI: RawCBenchmarks implements these workloads itself.
             throw BenchmarkError("\(workload.rawValue) needs the session extension")

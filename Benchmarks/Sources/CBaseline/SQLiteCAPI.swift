@@ -75,4 +75,27 @@ public protocol SQLiteCAPI {
     static func columnBlob(_ statement: OpaquePointer?, _ index: Int32) -> UnsafeRawPointer?
     /// `sqlite3_column_bytes`.
     static func columnBytes(_ statement: OpaquePointer?, _ index: Int32) -> Int32
+
+    // Schema, several databases and maintenance.
+    /// `sqlite3_blob_open`.
+    static func blobOpen(
+        _ connection: OpaquePointer?, _ schema: UnsafePointer<CChar>?, _ table: UnsafePointer<CChar>?,
+        _ column: UnsafePointer<CChar>?, _ row: Int64, _ flags: Int32, _ blob: UnsafeMutablePointer<OpaquePointer?>?
+    ) -> Int32
+    /// `sqlite3_blob_read`.
+    static func blobRead(_ blob: OpaquePointer?, _ buffer: UnsafeMutableRawPointer?, _ bytes: Int32, _ offset: Int32)
+        -> Int32
+    /// `sqlite3_blob_write`.
+    static func blobWrite(_ blob: OpaquePointer?, _ buffer: UnsafeRawPointer?, _ bytes: Int32, _ offset: Int32) -> Int32
+    /// `sqlite3_blob_close`.
+    @discardableResult static func blobClose(_ blob: OpaquePointer?) -> Int32
+    /// `sqlite3_backup_init`.
+    static func backupInit(
+        _ destination: OpaquePointer?, _ destinationName: UnsafePointer<CChar>?, _ source: OpaquePointer?,
+        _ sourceName: UnsafePointer<CChar>?
+    ) -> OpaquePointer?
+    /// `sqlite3_backup_step`.
+    static func backupStep(_ backup: OpaquePointer?, _ pages: Int32) -> Int32
+    /// `sqlite3_backup_finish`.
+    @discardableResult static func backupFinish(_ backup: OpaquePointer?) -> Int32
 }

@@ -17,9 +17,11 @@ public struct GRDBImplementation: BenchmarkImplementation {
     public var name: String { "grdb" }
     /// The column title.
     public var title: String { "GRDB 7.10" }
-    /// Every workload but those on encrypted files and the changeset ones: this SQLite build has neither a codec
-    /// nor the session extension.
-    public var workloads: [Workload] { Workload.withoutSessionExtension.filter { !$0.needsFile } }
+    /// Every workload but those on encrypted files, the changeset ones and incremental BLOB reads: GRDB's SQLite has
+    /// neither a codec nor the session extension, and its API has no incremental BLOB I/O.
+    public var workloads: [Workload] {
+        Workload.withoutSessionExtension.filter { !$0.needsFile && $0 != .blobReadChunks }
+    }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {
@@ -240,6 +242,8 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .blobReadChunks, .backupRows:
+            return try prepareSchemaAndMaintenance(workload, size: size, queue: queue)
         case .changesetCapture, .changesetApply:
             throw BenchmarkError("GRDB.swift has no API for the session extension")
         default:
@@ -248,7 +252,7 @@ public struct GRDBImplementation: BenchmarkImplementation {
         }
     }
 
-    private func populateIntegers(_ queue: DatabaseQueue, rows: Int) throws {
+    func populateIntegers(_ queue: DatabaseQueue, rows: Int) throws {
         try queue.write { db in try db.execute(sql: BenchmarkData.createIntegers) }
         _ = try insertIntegers(queue, rows: rows)
     }

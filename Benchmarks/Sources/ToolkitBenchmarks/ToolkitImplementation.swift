@@ -221,6 +221,8 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .blobReadChunks, .backupRows:
+            return try prepareSchemaAndMaintenance(workload, size: size, db: db)
         case .changesetCapture, .changesetApply:
             return try prepareChangesetWorkload(workload, size: size, db: db)
         default:
