@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteBindings
 
 #if canImport(Darwin)
     import Darwin
@@ -19,6 +20,14 @@ func currentThreadID() -> UInt {
     #endif
 }
 
+/// `sqlite3_initialize`, run once per process (a global's initializer runs exactly once, whichever thread gets
+/// there first) before a queue or pool opens its first connection. `sqlite3_open_v2` would initialize the library
+/// too, but two threads doing that for the first time at once race on SQLite's own set-up (the thread sanitizer
+/// reports it in `sqlite3MutexInit`), and the queue and pool are where threads open connections at once.
+///
+/// Related SQLite documentation: <https://sqlite.org/c3ref/initialize.html>
+private let libraryInitialization = SQLiteLibrary.initialize()
+
 /// How every connection of a queue or pool is opened: the same path, configuration and set-up hook each time.
 struct ConnectionRecipe: Sendable {
     var path: String
@@ -27,6 +36,9 @@ struct ConnectionRecipe: Sendable {
 
     /// Opens a connection and runs the set-up hook on it; nothing stays open when either fails.
     func open() throws -> Database {
+        if libraryInitialization != .ok {
+            throw DatabaseError(extendedCode: libraryInitialization, message: "sqlite3_initialize failed")
+        }
         let database = try Database(path: path, configuration: configuration)
         do {
             try setUp?(database)
@@ -100,6 +112,25 @@ final class SerializedDatabase: @unchecked Sendable {
         return database
     }
 
+    /// Takes the connection when it is free, without waiting; `nil` when another access holds it.
+    private func checkOutIfFree() throws -> Database? {
+        let thread = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        if isBusy && ownerThread == thread {
+            throw DatabaseError.misuse(
+                "an access started inside an access to the same queue would wait for itself; "
+                    + "use the Database the enclosing access received", reason: .reentrantAccess)
+        }
+        if isBusy { return nil }
+        guard let database else {
+            throw DatabaseError.misuse("the database queue is closed", reason: .accessAfterClose)
+        }
+        isBusy = true
+        ownerThread = thread
+        return database
+    }
+
     /// Gives the connection back and wakes one waiting access.
     private func checkIn() {
         condition.lock()
@@ -113,10 +144,19 @@ final class SerializedDatabase: @unchecked Sendable {
     func access<T>(cancellation: AccessCancellation? = nil, _ body: (Database) throws -> T) throws -> T {
         let database = try checkOut("an access")
         defer { checkIn() }
+        return try Self.run(body, on: database, cancellation: cancellation)
+    }
+
+    /// Runs `body` on a connection the caller has taken, then ends the access.
+    static func run<T>(
+        _ body: (Database) throws -> T,
+        on database: Database,
+        cancellation: AccessCancellation?
+    ) throws -> T {
         if let cancellation, !cancellation.start(database.interruptHandle) { throw CancellationError() }
         let result: Result<T, any Error> = Result { try body(database) }
         cancellation?.finish()
-        try Self.finishAccess(database, bodyFailed: result.isFailure)
+        try finishAccess(database, bodyFailed: result.isFailure)
         return try result.get()
     }
 
@@ -167,8 +207,21 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Runs `body` with the connection on ``dispatchQueue``, and interrupts the running statement when the awaiting
     /// task is cancelled.
+    ///
+    /// When the connection is free, the access runs at once on the calling task's thread, like any synchronous
+    /// code in an async function, and no thread is left waiting: the hop to ``dispatchQueue`` is only for accesses
+    /// that must wait for the connection.
     func asyncAccess<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let cancellation = AccessCancellation()
+        if Task.isCancelled { throw CancellationError() }
+        if let database = try checkOutIfFree() {
+            defer { checkIn() }
+            return try await withTaskCancellationHandler {
+                try Self.run(body, on: database, cancellation: cancellation)
+            } onCancel: {
+                cancellation.cancel()
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 dispatchQueue.async {
