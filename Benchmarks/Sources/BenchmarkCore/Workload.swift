@@ -96,6 +96,11 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     case blobReadChunks = "blob-read-chunks"
     /// An online backup of a database of `rows` rows of 10 integers into a new in-memory database, 100 pages a step.
     case backupRows = "backup-rows"
+    // One-off statements (the connection layer's second pass).
+    /// 6. `lookups` distinct statements of varied shapes (`SELECT`s with different `WHERE`s, `INSERT`s into
+    /// different tables), each SQL text run once or twice, as ad-hoc SQL and SQL test corpora run them: the cost
+    /// of preparing, caching or not, and finalizing.
+    case oneOffStatements = "one-off-statements"
 
     /// What the workload measures, for the report.
     public var summary: String {
@@ -130,6 +135,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .aggregateFunctionLowLevel: "the same, the toolkit's low-level aggregate (state closure, raw values)"
         case .blobReadChunks: "read a 64 MiB blob in 64 KiB chunks, incremental BLOB I/O"
         case .backupRows: "online backup of a database of rows × 10 integers into memory, 100 pages a step"
+        case .oneOffStatements: "distinct statements, each SQL run once or twice, through the statement cache"
         }
     }
 
@@ -146,7 +152,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// The number of units (rows, lookups or iterations) the workload processes at a given size.
     public func units(_ size: WorkloadSize) -> Int {
         switch self {
-        case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups
+        case .lookupsOneTransaction, .lookupsTransactionEach, .oneOffStatements: size.lookups
         case .bindStepColumnReset: size.iterations
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.opens
         case _ where isEncryptionOpen: size.passphraseOpens
@@ -171,6 +177,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .bindStepColumnReset: "iteration"
         case _ where isEncryptionOpen: "open"
         case .blobReadChunks: "64 KiB chunk"
+        case .oneOffStatements: "statement"
         default: "row"
         }
     }
@@ -222,7 +229,7 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
     public func scaled(to count: Int, for workload: Workload) -> WorkloadSize {
         var size = self
         switch workload {
-        case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups = count
+        case .lookupsOneTransaction, .lookupsTransactionEach, .oneOffStatements: size.lookups = count
         case .bindStepColumnReset: size.iterations = count
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.lookups = count * 10
         case _ where workload.isEncryptionOpen: size.lookups = count * 2000
@@ -320,6 +327,58 @@ public enum BenchmarkData {
     public static func scalarFunction(_ x: Int64) -> Int64 {
         x &* 2 &+ 1
     }
+
+    /// One statement of the one-off workload.
+    public struct OneOffStatement: Sendable {
+        /// The SQL, with its values written in, so that every statement's text is distinct.
+        public var sql: String
+        /// Whether it returns one row whose integer column 0 is added to the checksum (else it is an `INSERT`).
+        public var returnsValue: Bool
+        /// How many times the same SQL runs: 1 or 2.
+        public var runs: Int
+    }
+
+    /// The tables of the one-off workload, each with 100 rows.
+    public static let oneOffSetup: [String] = (0..<4).flatMap { table in
+        [
+            "CREATE TABLE o\(table) (id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b TEXT NOT NULL)",
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) "
+                + "INSERT INTO o\(table) (a, b) SELECT i * \(table + 3), 'row ' || i FROM n",
+        ]
+    }
+
+    /// `count` distinct statements over the four tables: point reads, counts, ranges and inserts.
+    public static func oneOffStatements(_ count: Int) -> [OneOffStatement] {
+        (0..<count).map { index in
+            let table = "o\(index % 4)"
+            let runs = index % 3 == 0 ? 2 : 1
+            switch index % 4 {
+            case 0:
+                return OneOffStatement(
+                    sql: "SELECT a + \(index) FROM \(table) WHERE id = \(index % 100 + 1)", returnsValue: true,
+                    runs: runs)
+            case 1:
+                return OneOffStatement(
+                    sql: "SELECT count(*) FROM \(table) WHERE a > \(index % 300) AND b <> 'x\(index)'",
+                    returnsValue: true, runs: runs)
+            case 2:
+                return OneOffStatement(
+                    sql: "INSERT INTO \(table) (a, b) VALUES (\(index), 'inserted \(index)')", returnsValue: false,
+                    runs: runs)
+            default:
+                return OneOffStatement(
+                    sql:
+                        "SELECT coalesce(sum(a), 0) FROM \(table) WHERE id BETWEEN \(index % 90) AND \(index % 90 + 10) "
+                        + "AND a <> -\(index)",
+                    returnsValue: true, runs: runs)
+            }
+        }
+    }
+
+    /// The checksum of the one-off tables, after the workload.
+    public static let checksumOneOff =
+        "SELECT count(*) + total(a) FROM (SELECT a FROM o0 UNION ALL SELECT a FROM o1 UNION ALL SELECT a FROM o2 "
+        + "UNION ALL SELECT a FROM o3)"
 
     /// The value of integer column `column` (0...9) of row `row` (0-based).
     @inlinable

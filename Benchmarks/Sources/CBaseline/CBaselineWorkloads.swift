@@ -161,6 +161,35 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 body: { try directBindStepColumnReset(select, iterations: iterations) },
                 close: { connection.close(finalizing: [select]) }
             )
+        case .oneOffStatements:
+            for sql in BenchmarkData.oneOffSetup { try connection.execute(sql) }
+            let statements = BenchmarkData.oneOffStatements(size.lookups)
+            return PreparedRun(
+                body: {
+                    // Each statement prepared (without SQLITE_PREPARE_PERSISTENT: it is used once), run, finalized.
+                    var sum: Int64 = 0
+                    for statement in statements {
+                        var prepared: OpaquePointer?
+                        guard API.prepare(connection.handle, statement.sql, -1, 0, &prepared, nil) == API.ok,
+                            let handle = prepared
+                        else { throw connection.error(statement.sql) }
+                        defer { API.finalize(handle) }
+                        for _ in 0..<statement.runs {
+                            let code = API.step(handle)
+                            if statement.returnsValue {
+                                guard code == API.row else { throw connection.error(statement.sql) }
+                                sum &+= API.columnInt64(handle, 0)
+                            } else {
+                                guard code == API.done else { throw connection.error(statement.sql) }
+                            }
+                            API.reset(handle)
+                        }
+                    }
+                    return sum
+                },
+                verify: { sum in sum &+ (try connection.integer(BenchmarkData.checksumOneOff)) },
+                close: { connection.close() }
+            )
         case .blobReadChunks, .backupRows:
             return try prepareSchemaAndMaintenance(workload, size: size, connection: connection)
         case .changesetCapture, .changesetApply:

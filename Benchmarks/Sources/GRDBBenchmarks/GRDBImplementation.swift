@@ -161,6 +161,8 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .oneOffStatements:
+            return try prepareOneOffStatements(queue, size: size)
         case .lookupsOneTransaction:
             try populateIntegers(queue, rows: rows)
             let lookups = size.lookups
