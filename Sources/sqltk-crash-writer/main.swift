@@ -1,9 +1,12 @@
 // Writes numbered transactions into a database until it is killed, for the crash-safety tests.
 //
-//     sqltk-crash-writer PATH JOURNAL-MODE [SEED]
+//     sqltk-crash-writer PATH MODE [SEED]
 //
-// JOURNAL-MODE is `delete` (rollback journal) or `wal`. Each transaction n inserts one row into `batch` (n and its
-// row count, 1 to 5) and that many rows into `item`, then commits through `Database.transaction`. Only after the
+// MODE is `delete` (rollback journal) or `wal`, plain, or `delete-encrypted` or `wal-encrypted`: encrypted with the
+// default cipher and the raw key `CrashWriter.key` (a raw key, so no key derivation slows the loop). Each
+// transaction n inserts one row into `batch` (n and its row count, 1 to 5) and that many rows into `item` (a random
+// blob and the text `CrashWriter.marker`, which the tests look for in the files of an encrypted database), then
+// commits through `Database.transaction`. Only after the
 // commit returned does the writer print `n` on a line of its own: a number on standard output is a promise that
 // transaction n is durable. Numbering continues from the largest committed n, so the tests can kill the writer,
 // check the file, and start it again on the same file. Exit status 2: bad arguments; 1: a database error.
@@ -34,23 +37,35 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+/// What the tests share with the writer.
+enum CrashWriter {
+    /// The raw 256-bit key of the encrypted modes, in hex.
+    static let key = String(repeating: "5a17c0de", count: 8)
+    /// Text stored in every row: never found in the files of an encrypted database.
+    static let marker = "sqltk-crash-writer plaintext marker"
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, ["delete", "wal"].contains(arguments[2]) else {
-    fail("usage: sqltk-crash-writer PATH delete|wal [SEED]", status: 2)
+let modes = ["delete", "wal", "delete-encrypted", "wal-encrypted"]
+guard arguments.count >= 3, modes.contains(arguments[2]) else {
+    fail("usage: sqltk-crash-writer PATH \(modes.joined(separator: "|")) [SEED]", status: 2)
 }
 let path = arguments[1]
-let journalMode = arguments[2]
+let journalMode = String(arguments[2].prefix { $0 != "-" })
+var configuration = Database.Configuration()
+if arguments[2].hasSuffix("-encrypted") { configuration.key = .raw(hex: CrashWriter.key) }
 var random = SplitMix64(state: arguments.count > 3 ? UInt64(arguments[3]) ?? 0 : 0)
 
 do {
-    let db = try Database(path: path)
+    let db = try Database(path: path, configuration: configuration)
     let mode = try db.queryValue("PRAGMA journal_mode = \(journalMode)", as: String.self)
     guard mode == journalMode else { fail("journal_mode is \(mode ?? "unknown"), not \(journalMode)", status: 1) }
     try db.execute("CREATE TABLE IF NOT EXISTS batch (n INTEGER PRIMARY KEY, rows INTEGER NOT NULL)")
     try db.execute(
         """
         CREATE TABLE IF NOT EXISTS item (
-            n INTEGER NOT NULL, position INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (n, position)
+            n INTEGER NOT NULL, position INTEGER NOT NULL, payload BLOB NOT NULL, note TEXT NOT NULL,
+            PRIMARY KEY (n, position)
         )
         """)
     var n = try db.queryValue("SELECT coalesce(max(n), 0) FROM batch", as: Int64.self) ?? 0
@@ -63,7 +78,8 @@ do {
                 // Payloads from a few bytes to several pages, so transactions span pages and journal frames.
                 let size = Int(random.next() % 9000)
                 try db.execute(
-                    "INSERT INTO item (n, position, payload) VALUES (?, ?, randomblob(?))", n, position, size)
+                    "INSERT INTO item (n, position, payload, note) VALUES (?, ?, randomblob(?), ?)", n, position, size,
+                    CrashWriter.marker)
             }
         }
         acknowledge(String(n))

@@ -4,7 +4,8 @@ import Testing
 
 /// Kills a writer process with SIGKILL at random moments and checks what SQLite promised: the file passes
 /// `PRAGMA integrity_check`, every transaction the writer acknowledged (after `COMMIT` returned) is there, and no
-/// transaction is there in part.
+/// transaction is there in part. In the encrypted modes it also scans the database file, the `-wal` and the
+/// `-journal` after every kill for the text every row holds: it must never appear.
 ///
 /// The writer is `sqltk-crash-writer` (Sources/sqltk-crash-writer), built beside the tests. Each mode is killed
 /// `SQLTK_CRASH_KILLS` times (default 8, a few seconds); `scripts/reliability-long` runs 200 per mode and prints the
@@ -23,10 +24,12 @@ struct CrashSafetyTests {
 
     @Test(
         "acknowledged transactions survive SIGKILL, none is partial, the file passes integrity_check",
-        arguments: ["delete", "wal"])
+        arguments: ["delete", "wal", "delete-encrypted", "wal-encrypted"])
     func killDuringWrites(journalMode: String) throws {
         let writer = try #require(Self.writerURL(), "sqltk-crash-writer is not built beside the test bundle")
-        var random = SeededRandom(seed: SeededRandom.seed(default: 16) ^ (journalMode == "wal" ? 1 : 2))
+        let modeNumber = journalMode.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) }
+        var random = SeededRandom(seed: SeededRandom.seed(default: 16) ^ modeNumber)
+        let isEncrypted = journalMode.hasSuffix("-encrypted")
         var figures = Figures()
         try TemporaryFile.withDatabasePath { path in
             var highestAcknowledged: Int64 = 0
@@ -35,8 +38,17 @@ struct CrashSafetyTests {
                 figures.kills += 1
                 figures.acknowledged += acknowledged.count
                 highestAcknowledged = max(highestAcknowledged, acknowledged.max() ?? 0)
-                figures.verified = try verify(path: path, highestAcknowledged: highestAcknowledged)
+                if isEncrypted { try checkNoPlaintext(path: path) }
+                figures.verified = try verify(
+                    path: path, isEncrypted: isEncrypted, highestAcknowledged: highestAcknowledged)
                 figures.checks += 1
+            }
+            // The scan can see the text when it is there: a plain database shows it in its file or its WAL.
+            if !isEncrypted, figures.verified > 0 {
+                let files = try ["", "-wal"].filter { TemporaryFile.exists(path + $0) }.map {
+                    try Data(contentsOf: URL(fileURLWithPath: path + $0))
+                }
+                #expect(files.contains { $0.range(of: Self.marker) != nil })
             }
         }
         #expect(figures.kills == Self.killsPerMode)
@@ -88,8 +100,10 @@ struct CrashSafetyTests {
     }
 
     /// Reopens the file and checks it; returns the number of transactions it holds.
-    private func verify(path: String, highestAcknowledged: Int64) throws -> Int {
-        let db = try Database(path: path)
+    private func verify(path: String, isEncrypted: Bool, highestAcknowledged: Int64) throws -> Int {
+        var configuration = Database.Configuration()
+        if isEncrypted { configuration.key = .raw(hex: Self.key) }
+        let db = try Database(path: path, configuration: configuration)
         defer { db.close() }
         let integrity = try db.queryValue("PRAGMA integrity_check", as: String.self)
         #expect(integrity == "ok")
@@ -116,6 +130,19 @@ struct CrashSafetyTests {
             "SELECT count(*) FROM item WHERE n NOT IN (SELECT n FROM batch)", as: Int.self)
         #expect(orphans == 0, "rows of a transaction whose batch row is missing")
         return Int(count)
+    }
+
+    /// The writer's key for the encrypted modes and the text it stores in every row (Sources/sqltk-crash-writer).
+    static let key = String(repeating: "5a17c0de", count: 8)
+    static let marker = Data("sqltk-crash-writer plaintext marker".utf8)
+
+    /// Scans the database file and whatever journal the kill left beside it for the text the writer stores in
+    /// every row: an encrypted database must not show it in any of them.
+    private func checkNoPlaintext(path: String) throws {
+        for suffix in ["", "-wal", "-journal"] where TemporaryFile.exists(path + suffix) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path + suffix))
+            #expect(bytes.range(of: Self.marker) == nil, "plaintext in the \(suffix.isEmpty ? "main" : suffix) file")
+        }
     }
 
     /// The writer executable: `SQLTK_CRASH_WRITER` when set, else the build products folder holding this test
