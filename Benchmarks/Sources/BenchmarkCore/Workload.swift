@@ -27,6 +27,21 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// The bindings micro-benchmark: `SELECT ?1 + 1`, bind, step, read, reset, `iterations` times.
     case bindStepColumnReset = "bind-step-column-reset"
 
+    // Concurrency: the database queue and the database pool.
+    /// 6a. `lookups` point lookups, each in its own read access of a queue (its own deferred transaction); raw C runs
+    /// 4b's loop, so the difference is the cost of an access.
+    case queueRead = "queue-read"
+    /// 6b. The same through the `async` access, awaited one after another from one task.
+    case queueReadAsync = "queue-read-async"
+    /// 7a. `lookups` read accesses of a pool, each summing 20 point lookups, from one thread.
+    case poolReadOneThread = "pool-read-1-thread"
+    /// 7b. The same accesses shared between two threads: the ratio to 7a is the pool's read scaling.
+    case poolReadTwoThreads = "pool-read-2-threads"
+    /// 8a. `lookups` write accesses of a pool, each inserting one row in its own transaction.
+    case poolWrite = "pool-write"
+    /// 8b. The same while two threads keep reading: the ratio to 8a is what concurrent reads cost the writer.
+    case poolWriteWithReads = "pool-write-with-reads"
+
     /// What the workload measures, for the report.
     public var summary: String {
         switch self {
@@ -41,6 +56,12 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .insertTextBlob: "insert rows of a 100-byte string and a 256-byte blob"
         case .readTextBlob: "read them back as String and Data"
         case .bindStepColumnReset: "`SELECT ?1 + 1`: bind, step, read column 0, reset"
+        case .queueRead: "point lookups, one queue read access (deferred transaction) each"
+        case .queueReadAsync: "the same through the async access, awaited in turn from one task"
+        case .poolReadOneThread: "pool read accesses of 20 point lookups each, one thread"
+        case .poolReadTwoThreads: "the same accesses shared between two threads"
+        case .poolWrite: "pool write accesses inserting one row each"
+        case .poolWriteWithReads: "the same while two threads keep reading"
         }
     }
 
@@ -49,14 +70,25 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         switch self {
         case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups
         case .bindStepColumnReset: size.iterations
+        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            size.lookups
         default: size.rows
+        }
+    }
+
+    /// Whether the workload measures a pool, which needs a database file (WAL does not work in memory).
+    public var usesPool: Bool {
+        switch self {
+        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads: true
+        default: false
         }
     }
 
     /// The name of a unit, for "instructions per ...".
     public var unitName: String {
         switch self {
-        case .lookupsOneTransaction, .lookupsTransactionEach: "lookup"
+        case .lookupsOneTransaction, .lookupsTransactionEach, .queueRead, .queueReadAsync: "lookup"
+        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads: "access"
         case .bindStepColumnReset: "iteration"
         default: "row"
         }
@@ -105,6 +137,8 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         var size = self
         switch workload {
         case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups = count
+        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            size.lookups = count
         case .bindStepColumnReset: size.iterations = count
         default: size.rows = count
         }

@@ -18,7 +18,7 @@ public struct GRDBImplementation: BenchmarkImplementation {
     /// The column title.
     public var title: String { "GRDB 7.10" }
     /// Every workload.
-    public var workloads: [Workload] { Workload.allCases }
+    public var workloads: [Workload] { Workload.allCases.filter { !$0.usesPool } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {
@@ -221,6 +221,11 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .queueRead, .queueReadAsync:
+            try populateIntegers(queue, rows: rows)
+            return prepareQueueRead(workload, size: size, queue: queue, close: close)
+        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            throw BenchmarkError("\(workload.rawValue) is measured for SQLiteToolkit only")
         case .bindStepColumnReset:
             let iterations = size.iterations
             return PreparedRun(
@@ -240,7 +245,7 @@ public struct GRDBImplementation: BenchmarkImplementation {
         }
     }
 
-    private func populateIntegers(_ queue: DatabaseQueue, rows: Int) throws {
+    func populateIntegers(_ queue: DatabaseQueue, rows: Int) throws {
         try queue.write { db in try db.execute(sql: BenchmarkData.createIntegers) }
         _ = try insertIntegers(queue, rows: rows)
     }

@@ -28,6 +28,7 @@ public struct ToolkitImplementation: BenchmarkImplementation {
 
     /// Opens the database and sets up `workload`.
     public func prepare(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        if let run = try prepareConcurrency(workload, size: size, location: location) { return run }
         // The default configuration opens with SQLITE_OPEN_NOMUTEX, like the other implementations.
         let db = try Database(path: location.path)
         do {
@@ -202,6 +203,8 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            throw BenchmarkError("\(workload.rawValue) runs on a queue or pool, not on a Database")
         case .bindStepColumnReset:
             let select = try db.prepare(BenchmarkData.selectPlusOne)
             let iterations = size.iterations
@@ -221,7 +224,7 @@ public struct ToolkitImplementation: BenchmarkImplementation {
         }
     }
 
-    private func populateIntegers(_ db: Database, rows: Int) throws {
+    func populateIntegers(_ db: Database, rows: Int) throws {
         try db.execute(BenchmarkData.createIntegers)
         _ = try insertIntegers(db, try db.prepare(BenchmarkData.insertPositional), rows: rows)
     }
