@@ -71,7 +71,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     case encryptionScanSQLCipher4 = "encryption-scan-sqlcipher4"
 
     /// Whether the workload needs a database file (an in-memory database cannot be encrypted).
-    public var needsFile: Bool { rawValue.hasPrefix("encryption-") }
+    public var needsFile: Bool { rawValue.hasPrefix("encryption-") || usesPool }
 
     /// Whether the workload opens databases (its unit is one open).
     var isEncryptionOpen: Bool { rawValue.hasPrefix("encryption-open-") || rawValue.hasPrefix("encryption-kdf-") }
@@ -101,6 +101,20 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// different tables), each SQL text run once or twice, as ad-hoc SQL and SQL test corpora run them: the cost
     /// of preparing, caching or not, and finalizing.
     case oneOffStatements = "one-off-statements"
+    // Concurrency: the database queue and the database pool.
+    /// 6a. `lookups` point lookups, each in its own read access of a queue (its own deferred transaction); raw C runs
+    /// 4b's loop, so the difference is the cost of an access.
+    case queueRead = "queue-read"
+    /// 6b. The same through the `async` access, awaited one after another from one task.
+    case queueReadAsync = "queue-read-async"
+    /// 7a. `lookups` read accesses of a pool, each summing 20 point lookups, from one thread.
+    case poolReadOneThread = "pool-read-1-thread"
+    /// 7b. The same accesses shared between two threads: the ratio to 7a is the pool's read scaling.
+    case poolReadTwoThreads = "pool-read-2-threads"
+    /// 8a. `lookups` write accesses of a pool, each inserting one row in its own transaction.
+    case poolWrite = "pool-write"
+    /// 8b. The same while two threads keep reading: the ratio to 8a is what concurrent reads cost the writer.
+    case poolWriteWithReads = "pool-write-with-reads"
 
     /// What the workload measures, for the report.
     public var summary: String {
@@ -136,6 +150,12 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .blobReadChunks: "read a 64 MiB blob in 64 KiB chunks, incremental BLOB I/O"
         case .backupRows: "online backup of a database of rows × 10 integers into memory, 100 pages a step"
         case .oneOffStatements: "distinct statements, each SQL run once or twice, through the statement cache"
+        case .queueRead: "point lookups, one queue read access (deferred transaction) each"
+        case .queueReadAsync: "the same through the async access, awaited in turn from one task"
+        case .poolReadOneThread: "pool read accesses of 20 point lookups each, one thread"
+        case .poolReadTwoThreads: "the same accesses shared between two threads"
+        case .poolWrite: "pool write accesses inserting one row each"
+        case .poolWriteWithReads: "the same while two threads keep reading"
         }
     }
 
@@ -158,6 +178,8 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case _ where isEncryptionOpen: size.passphraseOpens
         case let workload where workload.isFunction: size.iterations
         case .blobReadChunks: BenchmarkData.blobChunkCount(rows: size.rows)
+        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            size.lookups
         default: size.rows
         }
     }
@@ -170,10 +192,19 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         }
     }
 
+    /// Whether the workload measures a pool, which needs a database file (WAL does not work in memory).
+    public var usesPool: Bool {
+        switch self {
+        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads: true
+        default: false
+        }
+    }
+
     /// The name of a unit, for "instructions per ...".
     public var unitName: String {
         switch self {
-        case .lookupsOneTransaction, .lookupsTransactionEach: "lookup"
+        case .lookupsOneTransaction, .lookupsTransactionEach, .queueRead, .queueReadAsync: "lookup"
+        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads: "access"
         case .bindStepColumnReset: "iteration"
         case _ where isEncryptionOpen: "open"
         case .blobReadChunks: "64 KiB chunk"
@@ -230,6 +261,9 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         var size = self
         switch workload {
         case .lookupsOneTransaction, .lookupsTransactionEach, .oneOffStatements: size.lookups = count
+        case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups = count
+        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            size.lookups = count
         case .bindStepColumnReset: size.iterations = count
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.lookups = count * 10
         case _ where workload.isEncryptionOpen: size.lookups = count * 2000

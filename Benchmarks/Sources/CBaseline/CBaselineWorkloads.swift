@@ -90,13 +90,14 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 },
                 close: { connection.close(finalizing: [select]) }
             )
-        case .lookupsOneTransaction, .lookupsTransactionEach:
+        case .lookupsOneTransaction, .lookupsTransactionEach, .queueRead, .queueReadAsync:
             try connection.populateIntegers(rows: rows)
             let select = try connection.prepare(BenchmarkData.selectByID)
             let begin = try connection.prepare("BEGIN DEFERRED TRANSACTION")
             let commit = try connection.prepare("COMMIT TRANSACTION")
             let lookups = size.lookups
-            let eachInTransaction = workload == .lookupsTransactionEach
+            // A queue read is 4b for raw C: one transaction per lookup, with nothing to serialize.
+            let eachInTransaction = workload != .lookupsOneTransaction
             return PreparedRun(
                 body: {
                     var sum: Int64 = 0
@@ -161,6 +162,8 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 body: { try directBindStepColumnReset(select, iterations: iterations) },
                 close: { connection.close(finalizing: [select]) }
             )
+        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            throw BenchmarkError("\(workload.rawValue) measures a library's pool; raw C has none")
         case .oneOffStatements:
             for sql in BenchmarkData.oneOffSetup { try connection.execute(sql) }
             let statements = BenchmarkData.oneOffStatements(size.lookups)

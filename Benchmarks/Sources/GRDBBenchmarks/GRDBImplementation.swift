@@ -17,8 +17,9 @@ public struct GRDBImplementation: BenchmarkImplementation {
     public var name: String { "grdb" }
     /// The column title.
     public var title: String { "GRDB 7.10" }
-    /// Every workload but those on encrypted files, the changeset ones and incremental BLOB reads: GRDB's SQLite has
-    /// neither a codec nor the session extension, and its API has no incremental BLOB I/O.
+    /// Every workload but those on files of their own (encryption, pools), the changeset ones and incremental BLOB
+    /// reads: GRDB's SQLite has neither a codec nor the session extension, its API has no incremental BLOB I/O, and
+    /// the pool workloads measure SQLiteToolkit's pool.
     public var workloads: [Workload] {
         Workload.withoutSessionExtension.filter { !$0.needsFile && $0 != .blobReadChunks }
     }
@@ -228,6 +229,11 @@ public struct GRDBImplementation: BenchmarkImplementation {
             )
         case .scalarFunction, .scalarFunctionLowLevel, .aggregateFunction, .aggregateFunctionLowLevel:
             return try prepareFunction(workload, size: size, queue: queue)
+        case .queueRead, .queueReadAsync:
+            try populateIntegers(queue, rows: rows)
+            return prepareQueueRead(workload, size: size, queue: queue, close: close)
+        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            throw BenchmarkError("\(workload.rawValue) is measured for SQLiteToolkit only")
         case .bindStepColumnReset:
             let iterations = size.iterations
             return PreparedRun(

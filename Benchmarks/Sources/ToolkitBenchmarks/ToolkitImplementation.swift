@@ -29,6 +29,7 @@ public struct ToolkitImplementation: BenchmarkImplementation {
     /// Opens the database and sets up `workload`.
     public func prepare(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
         if workload.needsFile { return try prepareEncryption(workload, size: size, location: location) }
+        if let run = try prepareConcurrency(workload, size: size, location: location) { return run }
         // The default configuration opens with SQLITE_OPEN_NOMUTEX, like the other implementations.
         let db = try Database(path: location.path)
         do {
@@ -225,6 +226,8 @@ public struct ToolkitImplementation: BenchmarkImplementation {
             return try prepareFunction(workload, size: size, db: db)
         case .oneOffStatements:
             return try prepareOneOffStatements(db, size: size)
+        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+            throw BenchmarkError("\(workload.rawValue) runs on a queue or pool, not on a Database")
         case .bindStepColumnReset:
             let select = try db.prepare(BenchmarkData.selectPlusOne)
             let iterations = size.iterations

@@ -1,0 +1,161 @@
+import BenchmarkCore
+import Foundation
+import SQLiteToolkit
+
+// The concurrency workloads: a DatabaseQueue's read access (blocking and async) per point lookup, and a
+// DatabasePool's reads on one and two threads and writes with and without concurrent reads.
+
+extension ToolkitImplementation {
+    /// The run of a concurrency workload, or `nil` for the other workloads.
+    func prepareConcurrency(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws
+        -> PreparedRun?
+    {
+        switch workload {
+        case .queueRead, .queueReadAsync:
+            return try prepareQueueRead(isAsync: workload == .queueReadAsync, size: size, location: location)
+        case .poolReadOneThread, .poolReadTwoThreads:
+            return try preparePoolRead(threads: workload == .poolReadOneThread ? 1 : 2, size: size, location: location)
+        case .poolWrite, .poolWriteWithReads:
+            return try preparePoolWrite(readers: workload == .poolWrite ? 0 : 2, size: size, location: location)
+        default:
+            return nil
+        }
+    }
+
+    private func prepareQueueRead(isAsync: Bool, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        let pragmas = location.storage.pragmas
+        let queue = try DatabaseQueue(path: location.path) { db in
+            for pragma in pragmas { try db.execute(pragma) }
+        }
+        try queue.inDatabase { db in try populateIntegers(db, rows: size.rows) }
+        let rows = size.rows
+        let lookups = size.lookups
+        let close = { _ = try? queue.close() }
+        if isAsync {
+            return PreparedRun(
+                body: {
+                    try waitForTask {
+                        var sum: Int64 = 0
+                        for lookup in 0..<lookups {
+                            let id = BenchmarkData.lookupID(lookup, rows: rows)
+                            sum &+= try await queue.read { db in
+                                try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
+                            }
+                        }
+                        return sum
+                    }
+                },
+                close: close
+            )
+        }
+        return PreparedRun(
+            body: {
+                var sum: Int64 = 0
+                for lookup in 0..<lookups {
+                    let id = BenchmarkData.lookupID(lookup, rows: rows)
+                    sum &+= try queue.read { db in
+                        try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
+                    }
+                }
+                return sum
+            },
+            close: close
+        )
+    }
+
+    /// The lookups of one pool read access.
+    private static let lookupsPerAccess = 20
+
+    /// Read access number `access`: 20 point lookups.
+    private static func readAccess(_ pool: DatabasePool, _ access: Int, rows: Int) throws -> Int64 {
+        try pool.read { db in
+            var sum: Int64 = 0
+            for index in 0..<lookupsPerAccess {
+                let id = BenchmarkData.lookupID(access &* lookupsPerAccess &+ index, rows: rows)
+                sum &+= try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
+            }
+            return sum
+        }
+    }
+
+    private func makePool(size: WorkloadSize, location: DatabaseLocation) throws -> DatabasePool {
+        let pragmas = location.storage.pragmas
+        let pool = try DatabasePool(path: location.path) { db in
+            for pragma in pragmas { try db.execute(pragma) }
+        }
+        try pool.writeWithoutTransaction { db in try populateIntegers(db, rows: size.rows) }
+        return pool
+    }
+
+    private func preparePoolRead(threads: Int, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        let pool = try makePool(size: size, location: location)
+        let rows = size.rows
+        let accesses = size.lookups
+        // Open the readers before timing, as a running app would have them.
+        let warm = DispatchSemaphore(value: 0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            _ = try? pool.read { _ in warm.signal() }
+        }
+        return PreparedRun(
+            body: {
+                let sum = SharedSum()
+                DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                    do {
+                        var partial: Int64 = 0
+                        for access in stride(from: thread, to: accesses, by: threads) {
+                            partial &+= try Self.readAccess(pool, access, rows: rows)
+                        }
+                        sum.add(partial)
+                    } catch {
+                        sum.fail(error)
+                    }
+                }
+                return try sum.get()
+            },
+            close: { _ = try? pool.close() }
+        )
+    }
+
+    private func preparePoolWrite(readers: Int, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        let pool = try makePool(size: size, location: location)
+        try pool.write { db in try db.execute("CREATE TABLE w (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)") }
+        let rows = size.rows
+        let accesses = size.lookups
+        return PreparedRun(
+            body: {
+                let stop = StopFlag()
+                let readErrors = SharedSum()
+                let finished = DispatchSemaphore(value: 0)
+                for reader in 0..<readers {
+                    Thread {
+                        var access = reader
+                        while !stop.isSet {
+                            do {
+                                _ = try Self.readAccess(pool, access, rows: rows)
+                            } catch {
+                                readErrors.fail(error)
+                                break
+                            }
+                            access &+= readers
+                        }
+                        finished.signal()
+                    }.start()
+                }
+                let written = Result {
+                    for access in 0..<accesses {
+                        try pool.write { db in try db.execute("INSERT INTO w (v) VALUES (?)", access) }
+                    }
+                }
+                stop.set()
+                for _ in 0..<readers { finished.wait() }
+                try written.get()
+                _ = try readErrors.get()
+                return Int64(accesses)
+            },
+            verify: { _ in
+                try pool.read { db in try db.queryValue("SELECT count(*) + total(v) FROM w", as: Int64.self) } ?? 0
+            },
+            close: { _ = try? pool.close() }
+        )
+    }
+}
