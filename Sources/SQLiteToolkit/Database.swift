@@ -46,7 +46,7 @@ public final class Database {
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
     /// How the connection waits for locks now: the configuration's ``Configuration/busyMode`` after open, then
-    /// whatever ``setBusyMode(_:)`` set last.
+    /// whatever ``setBusyMode(_:)`` set last; ``BusyMode/immediateError`` once closed.
     public internal(set) var busyMode: BusyMode = .immediateError
     /// Counts the user closures SQLite is running, so closing from inside one waits for the running statement.
     @usableFromInline let callbackScope = CallbackScope()
@@ -145,6 +145,8 @@ public final class Database {
         }
         transactionStatements = TransactionStatements()
         statementCache.removeAll()
+        // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
+        busyMode = .immediateError
     }
 
     /// Finishes a close that was called from inside a callback, once no callback runs any more.
