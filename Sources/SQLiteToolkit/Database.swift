@@ -300,7 +300,10 @@ public final class Database {
         if let statement = statementCache.checkOut(sql) { return statement }
         // SQLITE_PREPARE_PERSISTENT only for SQL the cache saw before: it keeps SQLite off its lookaside allocator,
         // which slows down preparing and finalizing a statement that is used once.
-        return try prepare(sql, persistent: statementCache.shouldPreparePersistent(sql), isCached: true)
+        let (persistent, fingerprint) = statementCache.persistence(for: sql)
+        let statement = try prepare(sql, persistent: persistent, isCached: true)
+        statement.cacheFingerprint = fingerprint
+        return statement
     }
 
     /// The statement cache's size and use.
