@@ -51,7 +51,7 @@ public final class Database {
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
     /// How the connection waits for locks now: the configuration's ``Configuration/busyMode`` after open, then
-    /// whatever ``setBusyMode(_:)`` set last.
+    /// whatever ``setBusyMode(_:)`` set last; ``BusyMode/immediateError`` once closed.
     public internal(set) var busyMode: BusyMode = .immediateError
     /// Counts the user closures SQLite is running, so closing from inside one waits for the running statement.
     @usableFromInline let callbackScope = CallbackScope()
@@ -170,6 +170,8 @@ public final class Database {
         }
         transactionStatements = TransactionStatements()
         statementCache.removeAll()
+        // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
+        busyMode = .immediateError
     }
 
     /// Finishes a close that was called from inside a callback, once no callback runs any more.
@@ -337,7 +339,10 @@ public final class Database {
         if let statement = statementCache.checkOut(sql) { return statement }
         // SQLITE_PREPARE_PERSISTENT only for SQL the cache saw before: it keeps SQLite off its lookaside allocator,
         // which slows down preparing and finalizing a statement that is used once.
-        return try prepare(sql, persistent: statementCache.shouldPreparePersistent(sql), isCached: true)
+        let (persistent, fingerprint) = statementCache.persistence(for: sql)
+        let statement = try prepare(sql, persistent: persistent, isCached: true)
+        statement.cacheFingerprint = fingerprint
+        return statement
     }
 
     /// The statement cache's size and use.

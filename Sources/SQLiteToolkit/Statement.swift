@@ -56,6 +56,9 @@ public final class Statement {
     @exclusivity(unchecked) var cacheNewer: Unmanaged<Statement>?
     @exclusivity(unchecked) var cacheOlder: Unmanaged<Statement>?
     @exclusivity(unchecked) var isOnCacheList = false
+    /// The hash value of ``sql``, computed once when the cache prepared the statement, so evicting it remembers
+    /// the SQL without hashing it again.
+    @exclusivity(unchecked) var cacheFingerprint: Int?
     /// The names of the parameters without their `:`, `@` or `$` (`nil` for `?` and `?NNN`), built on the first
     /// binding of named arguments.
     @exclusivity(unchecked) private var bareParameterNames: [String?]?

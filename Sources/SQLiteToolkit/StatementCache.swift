@@ -26,8 +26,10 @@ final class StatementCache {
     /// dictionary retains every statement on the list.
     @exclusivity(unchecked) private var newest: Unmanaged<Statement>?
     @exclusivity(unchecked) private var oldest: Unmanaged<Statement>?
-    /// The SQL of statements evicted lately: asked for again, they repeat, and are prepared persistent.
-    @exclusivity(unchecked) private var evicted: Set<String> = []
+    /// The hash values of the SQL of statements evicted lately: asked for again, the SQL repeats, and is prepared
+    /// persistent. Hash values rather than strings, so remembering costs no hashing of the SQL again; a collision
+    /// only makes one statement persistent.
+    @exclusivity(unchecked) private var evicted: Set<Int> = []
     /// Statements found in the cache.
     @exclusivity(unchecked) private(set) var hits = 0
     /// Statements that had to be prepared.
@@ -60,11 +62,14 @@ final class StatementCache {
         return statement
     }
 
-    /// Whether a statement about to be prepared for `sql` should be prepared persistent: the cache keeps it and
-    /// its SQL came back after an eviction.
+    /// Whether a statement about to be prepared for `sql` should be prepared persistent (the cache keeps it and
+    /// its SQL came back after an eviction), and the hash value of `sql` to give the statement
+    /// (``Statement/cacheFingerprint``) when the cache will see it.
     @usableFromInline
-    func shouldPreparePersistent(_ sql: String) -> Bool {
-        capacity > 0 && !evicted.isEmpty && evicted.contains(sql)
+    func persistence(for sql: String) -> (persistent: Bool, fingerprint: Int?) {
+        guard capacity > 0 else { return (false, nil) }
+        let fingerprint = sql.hashValue
+        return (evicted.contains(fingerprint), fingerprint)
     }
 
     /// Takes a reset statement back. A statement new to the cache is kept when no twin is, evicting the least
@@ -76,22 +81,33 @@ final class StatementCache {
             if !statement.isFinalized { pushFront(statement) }
             return
         }
-        guard capacity > 0, !statement.isFinalized, statements[statement.sql] == nil else {
-            return  // caching is off, or a twin is kept: this one is released by its user
-        }
-        if statements.count >= capacity {
-            guard let victim = oldest?.takeUnretainedValue() else { return }  // every kept statement is out
+        guard capacity > 0, !statement.isFinalized else { return }  // caching is off
+        // One hash of the SQL: keep the statement unless a twin is kept (then its user releases it).
+        guard Self.insertIfAbsent(statement, into: &statements[statement.sql]) else { return }
+        statement.isInCache = true
+        if statements.count > capacity {
+            guard let victim = oldest?.takeUnretainedValue() else {
+                // Every other kept statement is out: keep no more than the capacity.
+                statement.isInCache = false
+                statements.removeValue(forKey: statement.sql)
+                return
+            }
             unlink(victim)
             victim.isInCache = false
-            statements.removeValue(forKey: victim.sql)
             if mostRecent === victim { mostRecent = nil }
             if evicted.count >= capacity { evicted.removeAll(keepingCapacity: true) }
-            evicted.insert(victim.sql)
+            evicted.insert(victim.cacheFingerprint ?? victim.sql.hashValue)
+            statements.removeValue(forKey: victim.sql)
         }
-        statement.isInCache = true
-        statements[statement.sql] = statement
         pushFront(statement)
         mostRecent = statement
+    }
+
+    /// Stores `statement` in an empty dictionary slot, through the subscript's in-place accessor: one lookup.
+    private static func insertIfAbsent(_ statement: Statement, into slot: inout Statement?) -> Bool {
+        guard slot == nil else { return false }
+        slot = statement
+        return true
     }
 
     /// Puts a kept statement at the front of the list.

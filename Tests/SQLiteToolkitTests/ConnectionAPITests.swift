@@ -54,6 +54,22 @@ struct ConnectionAPITests {
         }
     }
 
+    @Test("a busy handler that captures its connection does not keep it alive after close")
+    func busyHandlerCycleBrokenByClose() throws {
+        weak var released: Database?
+        do {
+            nonisolated(unsafe) let db = try Database()
+            try db.setBusyMode(.handler { _ in db.isOpen })
+            released = db
+            db.close()
+            guard case .immediateError = db.busyMode else {
+                Issue.record("a closed connection kept its busy handler")
+                return
+            }
+        }
+        #expect(released == nil)
+    }
+
     @Test("the SQLite and sqlite3mc versions and the compile options are reachable through the toolkit")
     func versions() throws {
         let db = try Database()
