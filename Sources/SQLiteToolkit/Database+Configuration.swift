@@ -47,6 +47,18 @@ extension Database {
         public var statementCacheCapacity = 64
         /// Whether errors carry the bound arguments. Default `false`: errors never contain user data.
         public var includesArgumentsInErrors = false
+        /// The key of an encrypted database, applied right after the file opens and before anything reads it, then
+        /// checked by reading the schema: a wrong key throws ``DatabaseError/Reason/wrongKeyOrNotADatabase`` from
+        /// the initializer, not later from a random query. Default `nil`: a plain database. A new file given a key
+        /// is created encrypted. The open connection does not keep it (its ``Database/configuration`` has no
+        /// key). See docs/Encryption.md.
+        ///
+        /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
+        public var key: DatabaseKey?
+        /// The encryption scheme ``key`` is used with. Default ``Cipher/default`` (ChaCha20-Poly1305); use
+        /// ``Cipher/sqlcipher(version:kdfIterations:pageSize:usesHMAC:kdfAlgorithm:hmacAlgorithm:plaintextHeaderSize:)``
+        /// for files SQLCipher reads and writes. Ignored without a key.
+        public var cipher: Cipher = .default
 
         /// The defaults.
         public init() {}

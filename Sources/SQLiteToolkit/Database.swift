@@ -37,6 +37,8 @@ public final class Database {
     var savepointDepth = 0
     /// The thread-safe handle that can interrupt this connection.
     public let interruptHandle: InterruptHandle
+    /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Encryption.swift).
+    var mainCipher: Cipher?
 
     /// Opens (and by default creates) a database.
     ///
@@ -49,7 +51,9 @@ public final class Database {
     public init(path: String? = nil, configuration: Configuration = Configuration()) throws {
         let path = path ?? ":memory:"
         self.path = path
-        self.configuration = configuration
+        var kept = configuration
+        kept.key = nil  // the connection keeps no copy of the key
+        self.configuration = kept
         self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)
@@ -63,6 +67,8 @@ public final class Database {
         self.interruptHandle = InterruptHandle(connection)
         do {
             try applyDefaults(connection)
+            // After the defaults, which read nothing from the file, so the key's check waits on locks like any read.
+            if let key = configuration.key { try applyKeyAtOpen(key, cipher: configuration.cipher) }
         } catch {
             interruptHandle.invalidate()
             _ = connection.closeV2()

@@ -121,5 +121,26 @@ extension DatabaseError {
         // MARK: Connection and statements
         /// The connection is closed (or the statement or cursor belonged to a connection that was closed since).
         case connectionClosed
+
+        // MARK: Encryption
+        /// The key did not decrypt the file, or the file is not a database (`SQLITE_NOTADB`), found by reading
+        /// the schema right after the key was applied.
+        case wrongKeyOrNotADatabase
+        /// A key was given for a database that is not encrypted: open it without a key, then call
+        /// ``Database/encrypt(with:cipher:)``.
+        case keyForPlainDatabase
+        /// The operation needs an encrypted database and the database is plain.
+        case notEncrypted
+        /// The operation needs a plain database and the database is already encrypted.
+        case alreadyEncrypted
+        /// The passphrase is empty, which the codec takes as "no key".
+        case invalidKey
+        /// A raw key that is not 32 bytes (64 hex digits), or a cipher that takes no raw key of that size.
+        case invalidRawKey
+        /// The codec refused a cipher setting (an unknown scheme, an unknown parameter or a value out of range);
+        /// `parameter` is `"cipher"` for the scheme itself.
+        case cipherParameterRejected(cipher: String, parameter: String)
+        /// A key change was asked for inside a transaction; commit or roll back first.
+        case rekeyInTransaction
     }
 }

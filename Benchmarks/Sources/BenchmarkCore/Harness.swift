@@ -103,7 +103,9 @@ public struct Harness {
         var cases: [Case] = []
         for workload in Workload.allCases {
             // The micro-benchmark touches no table: its storage does not matter.
-            let workloadStorages = workload == .bindStepColumnReset ? storages.filter { $0 == .memory } : storages
+            var workloadStorages = workload == .bindStepColumnReset ? storages.filter { $0 == .memory } : storages
+            // An in-memory database cannot be encrypted: the encryption workloads run on files.
+            if workload.needsFile { workloadStorages = storages.filter { $0 != .memory } }
             for storage in workloadStorages {
                 let selected = implementations.filter { implementation in
                     guard implementation.workloads.contains(workload) else { return false }

@@ -27,6 +27,55 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// The bindings micro-benchmark: `SELECT ?1 + 1`, bind, step, read, reset, `iterations` times.
     case bindStepColumnReset = "bind-step-column-reset"
 
+    // Encryption (docs/Encryption.md): the cost of a key at open, of key derivation per cipher, and of reading and
+    // writing through each cipher against no key. Encrypted databases are files: these run on `wal` storage only.
+    /// Open a file database, read its schema, close it; no key.
+    case encryptionOpenNoKey = "encryption-open-no-key"
+    /// The same with a raw 256-bit key (ChaCha20): no key derivation.
+    case encryptionOpenRawKey = "encryption-open-raw-key"
+    /// Open and read the schema with a passphrase and ChaCha20's default key derivation (PBKDF2-SHA256, 64,007).
+    case encryptionKDFChaCha20 = "encryption-kdf-chacha20"
+    /// The same with AES-256-CBC (4,001 SHA-256 rounds).
+    case encryptionKDFAES256 = "encryption-kdf-aes256cbc"
+    /// The same with AEGIS (Argon2id, 2 passes over 19 MiB).
+    case encryptionKDFAEGIS = "encryption-kdf-aegis"
+    /// The same with Ascon-128 (Ascon PBKDF2, 64,007).
+    case encryptionKDFAscon = "encryption-kdf-ascon128"
+    /// The same with SQLCipher 4 (PBKDF2-HMAC-SHA512, 256,000).
+    case encryptionKDFSQLCipher4 = "encryption-kdf-sqlcipher4"
+    /// The same with SQLCipher 3 (PBKDF2-HMAC-SHA1, 64,000).
+    case encryptionKDFSQLCipher3 = "encryption-kdf-sqlcipher3"
+    /// 1a on a file with no key, for the ciphers below.
+    case encryptionInsertNone = "encryption-insert-none"
+    /// 1a through ChaCha20-Poly1305 (raw key).
+    case encryptionInsertChaCha20 = "encryption-insert-chacha20"
+    /// 1a through AES-256-CBC.
+    case encryptionInsertAES256 = "encryption-insert-aes256cbc"
+    /// 1a through AEGIS-256 (raw key).
+    case encryptionInsertAEGIS = "encryption-insert-aegis"
+    /// 1a through Ascon-128 (raw key).
+    case encryptionInsertAscon = "encryption-insert-ascon128"
+    /// 1a through SQLCipher 4 (raw key).
+    case encryptionInsertSQLCipher4 = "encryption-insert-sqlcipher4"
+    /// 2a on a file with no key, read after reopening (so pages come from the file, through the codec).
+    case encryptionScanNone = "encryption-scan-none"
+    /// 2a through ChaCha20-Poly1305.
+    case encryptionScanChaCha20 = "encryption-scan-chacha20"
+    /// 2a through AES-256-CBC.
+    case encryptionScanAES256 = "encryption-scan-aes256cbc"
+    /// 2a through AEGIS-256.
+    case encryptionScanAEGIS = "encryption-scan-aegis"
+    /// 2a through Ascon-128.
+    case encryptionScanAscon = "encryption-scan-ascon128"
+    /// 2a through SQLCipher 4.
+    case encryptionScanSQLCipher4 = "encryption-scan-sqlcipher4"
+
+    /// Whether the workload needs a database file (an in-memory database cannot be encrypted).
+    public var needsFile: Bool { rawValue.hasPrefix("encryption-") }
+
+    /// Whether the workload opens databases (its unit is one open).
+    var isEncryptionOpen: Bool { rawValue.hasPrefix("encryption-open-") || rawValue.hasPrefix("encryption-kdf-") }
+
     /// What the workload measures, for the report.
     public var summary: String {
         switch self {
@@ -41,6 +90,17 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .insertTextBlob: "insert rows of a 100-byte string and a 256-byte blob"
         case .readTextBlob: "read them back as String and Data"
         case .bindStepColumnReset: "`SELECT ?1 + 1`: bind, step, read column 0, reset"
+        case .encryptionOpenNoKey: "open a file, read its schema, close: no key"
+        case .encryptionOpenRawKey: "the same with a raw key (no key derivation)"
+        case .encryptionKDFChaCha20, .encryptionKDFAES256, .encryptionKDFAEGIS, .encryptionKDFAscon,
+            .encryptionKDFSQLCipher4, .encryptionKDFSQLCipher3:
+            "open with a passphrase and the cipher's default key derivation, read the schema, close"
+        case .encryptionInsertNone, .encryptionInsertChaCha20, .encryptionInsertAES256, .encryptionInsertAEGIS,
+            .encryptionInsertAscon, .encryptionInsertSQLCipher4:
+            "insert rows × 10 integers, one transaction, through the cipher (none: no key)"
+        case .encryptionScanNone, .encryptionScanChaCha20, .encryptionScanAES256, .encryptionScanAEGIS,
+            .encryptionScanAscon, .encryptionScanSQLCipher4:
+            "read rows × 10 integers by index from a reopened file, through the cipher (none: no key)"
         }
     }
 
@@ -49,6 +109,8 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         switch self {
         case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups
         case .bindStepColumnReset: size.iterations
+        case .encryptionOpenNoKey, .encryptionOpenRawKey: size.opens
+        case _ where isEncryptionOpen: size.passphraseOpens
         default: size.rows
         }
     }
@@ -58,6 +120,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         switch self {
         case .lookupsOneTransaction, .lookupsTransactionEach: "lookup"
         case .bindStepColumnReset: "iteration"
+        case _ where isEncryptionOpen: "open"
         default: "row"
         }
     }
@@ -100,12 +163,19 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
     /// A tenth, for development.
     public static let quick = WorkloadSize(rows: 10_000, lookups: 1_000, iterations: 100_000)
 
+    /// Opens of the open workloads without key derivation: a tenth of the lookups.
+    public var opens: Int { lookups / 10 }
+    /// Opens of the key-derivation workloads (each costs up to half a second): one per 2,000 lookups, at least one.
+    public var passphraseOpens: Int { lookups == 0 ? 0 : max(1, lookups / 2000) }
+
     /// The same size with every count replaced by `count` (0 measures the fixed cost of a run).
     public func scaled(to count: Int, for workload: Workload) -> WorkloadSize {
         var size = self
         switch workload {
         case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups = count
         case .bindStepColumnReset: size.iterations = count
+        case .encryptionOpenNoKey, .encryptionOpenRawKey: size.lookups = count * 10
+        case _ where workload.isEncryptionOpen: size.lookups = count * 2000
         default: size.rows = count
         }
         return size

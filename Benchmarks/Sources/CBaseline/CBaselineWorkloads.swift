@@ -158,6 +158,9 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 body: { try directBindStepColumnReset(select, iterations: iterations) },
                 close: { connection.close(finalizing: [select]) }
             )
+        default:
+            // The encryption workloads run through SQLiteToolkit's key API only.
+            throw BenchmarkError("\(workload.rawValue) is not implemented in C")
         }
     }
 

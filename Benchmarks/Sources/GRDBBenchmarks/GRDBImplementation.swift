@@ -18,7 +18,7 @@ public struct GRDBImplementation: BenchmarkImplementation {
     /// The column title.
     public var title: String { "GRDB 7.10" }
     /// Every workload.
-    public var workloads: [Workload] { Workload.allCases }
+    public var workloads: [Workload] { Workload.allCases.filter { !$0.needsFile } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {
@@ -237,6 +237,9 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        default:
+            // GRDB needs a SQLCipher build for encryption: the encryption workloads are the toolkit's alone.
+            throw BenchmarkError("\(workload.rawValue) is not implemented with GRDB")
         }
     }
 

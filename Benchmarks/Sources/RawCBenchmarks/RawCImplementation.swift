@@ -106,7 +106,7 @@ public struct RawCImplementation: BenchmarkImplementation {
     /// The column title.
     public var title: String { "C, our SQLite" }
     /// Every workload.
-    public var workloads: [Workload] { Workload.allCases }
+    public var workloads: [Workload] { Workload.allCases.filter { !$0.needsFile } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {

@@ -104,7 +104,7 @@ public struct SystemCImplementation: BenchmarkImplementation {
     /// The column title.
     public var title: String { "C, system SQLite" }
     /// Every workload.
-    public var workloads: [Workload] { Workload.allCases }
+    public var workloads: [Workload] { Workload.allCases.filter { !$0.needsFile } }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {

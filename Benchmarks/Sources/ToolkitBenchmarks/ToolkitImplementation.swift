@@ -28,6 +28,7 @@ public struct ToolkitImplementation: BenchmarkImplementation {
 
     /// Opens the database and sets up `workload`.
     public func prepare(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        if workload.needsFile { return try prepareEncryption(workload, size: size, location: location) }
         // The default configuration opens with SQLITE_OPEN_NOMUTEX, like the other implementations.
         let db = try Database(path: location.path)
         do {
@@ -218,15 +219,17 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 },
                 close: close
             )
+        default:
+            throw BenchmarkError("\(workload.rawValue) is prepared by prepareEncryption")
         }
     }
 
-    private func populateIntegers(_ db: Database, rows: Int) throws {
+    func populateIntegers(_ db: Database, rows: Int) throws {
         try db.execute(BenchmarkData.createIntegers)
         _ = try insertIntegers(db, try db.prepare(BenchmarkData.insertPositional), rows: rows)
     }
 
-    private func insertIntegers(_ db: Database, _ insert: Statement, rows: Int) throws -> Int64 {
+    func insertIntegers(_ db: Database, _ insert: Statement, rows: Int) throws -> Int64 {
         try db.transaction { _ in
             for row in 0..<rows {
                 try insert.execute(

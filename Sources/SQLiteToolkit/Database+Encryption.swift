@@ -1,0 +1,460 @@
+import Foundation
+import SQLiteBindings
+
+/// Encryption of the main database and of attached ones, through the codec built into this SQLite
+/// (SQLite3 Multiple Ciphers): no OpenSSL or CommonCrypto, on every platform SwiftPM builds for.
+///
+/// ```swift
+/// var configuration = Database.Configuration()
+/// configuration.key = .passphrase("correct horse battery staple")
+/// let db = try Database(path: path, configuration: configuration)   // throws at once on a wrong key
+/// try db.changeKey(to: .raw(newKeyBytes))                            // rekey in place
+/// ```
+///
+/// See docs/Encryption.md for what encryption protects, key hygiene and SQLCipher migration.
+extension Database {
+    // MARK: - Keys at open
+
+    /// Applies the cipher then the key to `main` before anything reads the file, then reads the schema so a wrong
+    /// key fails here.
+    func applyKeyAtOpen(_ key: DatabaseKey, cipher: Cipher) throws {
+        let connection = try connection()
+        try applyCipher(cipher, to: connection)
+        try checkRawKey(key, cipher: cipher)
+        let code = try key.withCodecBytes { bytes in
+            connection.key(bytes.baseAddress, count: Int32(bytes.count))
+        }
+        guard code == .ok else { throw error(code, sql: nil) }
+        try verifyKey(schema: "main", cipher: cipher)
+        mainCipher = cipher
+    }
+
+    /// Reads the schema of `schema`; maps `SQLITE_NOTADB` to a typed reason.
+    private func verifyKey(schema: String, cipher: Cipher) throws {
+        let connection = try connection()
+        let sql = "SELECT count(*) FROM \"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\".sqlite_schema"
+        let (code, statement) = connection.prepare(sql: sql, flags: [])
+        var stepCode = code
+        if code == .ok, let statement {
+            stepCode = statement.step()
+            _ = statement.finalize()
+        }
+        guard stepCode != .row, stepCode != .ok else { return }
+        guard stepCode.primary == .notadb else { throw error(stepCode, sql: sql) }
+        let filename = connection.filename(schema: schema) ?? ""
+        if !filename.isEmpty, (try? Database.isPlainDatabase(atPath: filename)) == true {
+            throw DatabaseError(
+                extendedCode: .notadb,
+                message: "the database is not encrypted: open it without a key, then call encrypt(with:cipher:)",
+                reason: .keyForPlainDatabase)
+        }
+        throw DatabaseError(
+            extendedCode: .notadb,
+            message: "wrong key or cipher (\(cipher.name)), or the file is not a database",
+            reason: .wrongKeyOrNotADatabase)
+    }
+
+    /// Sets the key of the main database of a connection opened without one, SQLCipher and FMDB's `setKey:`, and
+    /// checks it by reading the schema. Call it right after opening, before any other statement.
+    ///
+    /// Prefer ``Configuration/key``, which makes the wrong order impossible.
+    ///
+    /// - Parameters:
+    ///   - key: the key.
+    ///   - cipher: the scheme; `nil` uses the connection's ``Configuration/cipher``.
+    /// - Throws: ``DatabaseError`` with ``DatabaseError/Reason/wrongKeyOrNotADatabase`` for a wrong key,
+    ///   ``DatabaseError/Reason/keyForPlainDatabase`` when the file is not encrypted,
+    ///   ``DatabaseError/Reason/alreadyEncrypted`` when this connection already has a key.
+    ///
+    /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
+    public func setKey(_ key: DatabaseKey, cipher: Cipher? = nil) throws {
+        guard mainCipher == nil else {
+            throw DatabaseError.misuse(
+                "the database already has a key; use changeKey(to:cipher:) to change it", reason: .alreadyEncrypted)
+        }
+        try applyKeyAtOpen(key, cipher: cipher ?? configuration.cipher)
+    }
+
+    /// Sets the key as a passphrase (its UTF-8 bytes): FMDB's `setKey:`. See ``setKey(_:cipher:)``.
+    public func setKey(_ passphrase: String) throws {
+        try setKey(.passphrase(passphrase))
+    }
+
+    // MARK: - Changing the key
+
+    /// Whether the main database is encrypted, as this connection opened or left it.
+    public var isEncrypted: Bool { mainCipher != nil }
+
+    /// The cipher of the main database, or `nil` when it is plain.
+    public var cipher: Cipher? { mainCipher }
+
+    /// Re-encrypts the encrypted main database with a new key, and with a new scheme when `cipher` is given (for
+    /// example ChaCha20 to SQLCipher 4). Every page is rewritten inside one transaction: interrupted, the file
+    /// keeps the old key. Works in WAL mode. Other connections must reopen with the new key.
+    ///
+    /// - Throws: ``DatabaseError/Reason/notEncrypted`` on a plain database (use ``encrypt(with:cipher:)``),
+    ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction.
+    ///
+    /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
+    public func changeKey(to key: DatabaseKey, cipher: Cipher? = nil) throws {
+        guard let current = mainCipher else {
+            throw DatabaseError.misuse(
+                "the database is not encrypted; use encrypt(with:cipher:)", reason: .notEncrypted)
+        }
+        try rekey(to: key, cipher: cipher ?? current)
+    }
+
+    /// Encrypts the plain main database in place. Every page is rewritten inside one transaction: interrupted, the
+    /// file stays plain.
+    ///
+    /// In WAL mode the codec cannot encrypt a plain file, so the connection leaves WAL (`journal_mode=DELETE`),
+    /// encrypts, and returns to WAL; leaving WAL needs every other connection to the file closed, else this
+    /// throws `SQLITE_BUSY` and changes nothing.
+    ///
+    /// - Throws: ``DatabaseError/Reason/alreadyEncrypted`` on an encrypted database (use
+    ///   ``changeKey(to:cipher:)``), ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction.
+    ///
+    /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
+    public func encrypt(with key: DatabaseKey, cipher: Cipher = .default) throws {
+        guard mainCipher == nil else {
+            throw DatabaseError.misuse(
+                "the database is already encrypted; use changeKey(to:cipher:)", reason: .alreadyEncrypted)
+        }
+        try checkNoTransaction()
+        let wasWAL = try journalMode() == "wal"
+        if wasWAL { try setJournalMode("delete") }
+        do {
+            try matchPageSize(of: cipher)
+            try rekey(to: key, cipher: cipher)
+        } catch {
+            if wasWAL { try? setJournalMode("wal") }
+            throw error
+        }
+        if wasWAL { try setJournalMode("wal") }
+    }
+
+    /// Decrypts the encrypted main database in place, leaving a plain SQLite file. Works in WAL mode.
+    ///
+    /// - Throws: ``DatabaseError/Reason/notEncrypted`` on a plain database,
+    ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction.
+    ///
+    /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
+    public func decrypt() throws {
+        guard mainCipher != nil else {
+            throw DatabaseError.misuse("the database is not encrypted", reason: .notEncrypted)
+        }
+        let connection = try connection()
+        try checkNoTransaction()
+        let code = connection.rekey(nil, count: 0)
+        guard code == .ok else { throw error(code, sql: nil) }
+        mainCipher = nil
+    }
+
+    /// SQLCipher and FMDB's `rekey:`: changes the key of an encrypted database, or encrypts a plain one with the
+    /// connection's ``Configuration/cipher``.
+    public func rekey(_ key: DatabaseKey) throws {
+        if mainCipher == nil {
+            try encrypt(with: key, cipher: configuration.cipher)
+        } else {
+            try changeKey(to: key)
+        }
+    }
+
+    /// FMDB's `rekey:` with a passphrase (its UTF-8 bytes). See ``rekey(_:)-(DatabaseKey)``.
+    public func rekey(_ passphrase: String) throws {
+        try rekey(.passphrase(passphrase))
+    }
+
+    private func rekey(to key: DatabaseKey, cipher: Cipher) throws {
+        let connection = try connection()
+        try checkNoTransaction()
+        do {
+            try applyCipher(cipher, to: connection)
+            try checkRawKey(key, cipher: cipher)
+            let code = try key.withCodecBytes { bytes in
+                connection.rekey(bytes.baseAddress, count: Int32(bytes.count))
+            }
+            // A failed rewrite is rolled back by SQLite's transaction: the file keeps the old key.
+            guard code == .ok else { throw error(code, sql: nil) }
+        } catch {
+            // Put back the settings of the current key, which the next attach or rekey would otherwise inherit.
+            try? applyCipher(mainCipher ?? .default, to: connection)
+            throw error
+        }
+        mainCipher = cipher
+    }
+
+    /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
+    /// encrypted file cannot change later: `PRAGMA page_size` then `VACUUM`.
+    private func matchPageSize(of cipher: Cipher) throws {
+        guard let legacy = cipher.legacy, legacy > 0 else { return }
+        let connection = try connection()
+        try applyCipher(cipher, to: connection)
+        let required = connection.configureCipher(cipher.name, "legacy_page_size", -1)
+        try applyCipher(.default, to: connection)
+        guard required > 0, let current = try queryValue("PRAGMA page_size", as: Int.self), current != Int(required)
+        else { return }
+        try execute("PRAGMA page_size = \(required)")
+        try execute("VACUUM")
+    }
+
+    private func checkNoTransaction() throws {
+        if isInTransaction {
+            throw DatabaseError.misuse(
+                "the key cannot change inside a transaction; commit or roll back first", reason: .rekeyInTransaction)
+        }
+    }
+
+    private func journalMode() throws -> String {
+        try query("PRAGMA journal_mode").map { try $0.value(at: 0) as String }.first?.lowercased() ?? ""
+    }
+
+    private func setJournalMode(_ mode: String) throws {
+        let result = try query("PRAGMA journal_mode = \(mode)").map { try $0.value(at: 0) as String }.first
+        guard result?.lowercased() == mode else {
+            throw DatabaseError(
+                extendedCode: .busy,
+                message: "could not change journal_mode to \(mode) (it is \(result ?? "unknown")): close the other "
+                    + "connections to this file first")
+        }
+    }
+
+    // MARK: - Attached databases
+
+    /// Attaches the database at `path` under the schema name `schema`, with its own key and cipher (`ATTACH … KEY`),
+    /// and checks the key by reading its schema. Without a key the attached file is plain (never the main
+    /// database's key, which the codec would use for an `ATTACH` with no `KEY`).
+    ///
+    /// ```swift
+    /// try db.attach("/path/archive.db", as: "archive", key: .raw(archiveKey))
+    /// try db.query("SELECT * FROM main.player JOIN archive.score USING (id)")
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_attach.html>
+    public func attach(_ path: String, as schema: String, key: DatabaseKey? = nil, cipher: Cipher = .default) throws {
+        let connection = try connection()
+        try applyCipher(cipher, to: connection)
+        defer { try? applyCipher(mainCipher ?? .default, to: connection) }
+        if let key { try checkRawKey(key, cipher: cipher) }
+        let sql = "ATTACH DATABASE ? AS ? KEY ?"
+        let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
+        guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }
+        // The key is bound without a copy (SQLITE_STATIC) and the statement finalized while its buffer, zeroed
+        // afterwards, is alive: SQLite keeps no copy of the key outside the codec.
+        let runCode = try { () throws -> ResultCode in
+            defer { _ = statement.finalize() }
+            var code = statement.bindText(1, path)
+            if code == .ok { code = statement.bindText(2, schema) }
+            guard code == .ok else { return code }
+            if let key {
+                return try key.withCodecBytes { bytes in
+                    let bound = statement.bindBlob(
+                        3, bytes.baseAddress, byteCount: UInt64(bytes.count), destructor: nil)
+                    return bound == .ok ? statement.step() : bound
+                }
+            }
+            code = statement.bindBlob(3, UnsafeRawBufferPointer(start: nil, count: 0))
+            return code == .ok ? statement.step() : code
+        }()
+        guard runCode == .done else {
+            // ATTACH reads the schema of the new database, so a wrong key fails the statement itself.
+            if runCode.primary == .notadb {
+                throw DatabaseError(
+                    extendedCode: .notadb,
+                    message: "wrong key or cipher (\(cipher.name)) for \(schema), or the file is not a database",
+                    sql: sql,
+                    reason: .wrongKeyOrNotADatabase)
+            }
+            throw error(runCode, sql: sql)
+        }
+        if key != nil {
+            do {
+                try verifyKey(schema: schema, cipher: cipher)
+            } catch {
+                try? detach(schema)
+                throw error
+            }
+        }
+    }
+
+    /// Detaches the database attached under `schema`.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_detach.html>
+    public func detach(_ schema: String) throws {
+        try execute("DETACH DATABASE ?", schema)
+    }
+
+    // MARK: - Export
+
+    /// Writes a copy of the main database to a new file at `path`: encrypted with `key` and `cipher`, or plain
+    /// when `key` is `nil`. A plain database exports to an encrypted copy and an encrypted one to a plain copy,
+    /// for migrations; the original is unchanged. The copy is compacted, like any `VACUUM INTO`.
+    ///
+    /// The copy is written by `VACUUM INTO` through the codec of the destination, so no plaintext of an encrypted
+    /// copy reaches the disk. The destination file must not exist. The key reaches the codec as a `hexkey` URI
+    /// parameter from a buffer the toolkit zeroes; SQLite's own copy of that filename is freed unzeroed.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_vacuum.html#vacuuminto>
+    public func export(to path: String, key: DatabaseKey?, cipher: Cipher = .default) throws {
+        let connection = try connection()
+        if FileManager.default.fileExists(atPath: path) {
+            throw DatabaseError(extendedCode: .cantopen, message: "the export destination already exists: \(path)")
+        }
+        try checkNoTransaction()
+        if let key {
+            try applyCipher(cipher, to: connection)
+            try checkRawKey(key, cipher: cipher)
+        }
+        defer { try? applyCipher(mainCipher ?? .default, to: connection) }
+        // Without a key parameter the codec would give the copy the main database's key: `key=` asks for none.
+        let uriPrefix = "file:" + Database.percentEncodedPath(path) + (key == nil ? "?key=" : "?hexkey=")
+        let sql = "VACUUM INTO ?"
+        let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
+        guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }
+        let runCode = try { () throws -> ResultCode in
+            defer { _ = statement.finalize() }
+            let write = { (uri: UnsafeRawBufferPointer) -> ResultCode in
+                let bound = statement.bindText(
+                    1, uri.baseAddress?.assumingMemoryBound(to: CChar.self), byteCount: UInt64(uri.count),
+                    destructor: nil)
+                return bound == .ok ? statement.step() : bound
+            }
+            guard let key else { return Array(uriPrefix.utf8).withUnsafeBytes(write) }
+            return try key.withCodecBytes { keyBytes in
+                let prefix = Array(uriPrefix.utf8)
+                let uri = UnsafeMutableRawBufferPointer.allocate(
+                    byteCount: prefix.count + 2 * keyBytes.count, alignment: 1)
+                defer {
+                    zeroBytes(uri)
+                    uri.deallocate()
+                }
+                let hexDigits = Array("0123456789abcdef".utf8)
+                for (index, byte) in prefix.enumerated() { uri[index] = byte }
+                for (index, byte) in keyBytes.enumerated() {
+                    uri[prefix.count + 2 * index] = hexDigits[Int(byte >> 4)]
+                    uri[prefix.count + 2 * index + 1] = hexDigits[Int(byte & 0x0F)]
+                }
+                return write(UnsafeRawBufferPointer(uri))
+            }
+        }()
+        guard runCode == .done else { throw error(runCode, sql: sql) }
+    }
+
+    /// `path` with every byte a URI path cannot hold as is written `%XX`.
+    static func percentEncodedPath(_ path: String) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "."), UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                encoded += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return encoded
+    }
+
+    // MARK: - Plain files
+
+    /// Whether the file at `path` is a plain (unencrypted) SQLite database, read without a key: it starts with
+    /// SQLite's header and its first page is a table page. An empty file counts as plain (SQLite opens it as an
+    /// empty database). An encrypted file, including one whose header is left in plain text
+    /// (`plaintextHeaderSize`), is not.
+    ///
+    /// - Throws: ``DatabaseError`` with `SQLITE_CANTOPEN` when the file cannot be opened, `SQLITE_IOERR` when it
+    ///   cannot be read.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/fileformat2.html#the_database_header>
+    public static func isPlainDatabase(atPath path: String) throws -> Bool {
+        // stdio rather than FileHandle's throwing reads, which need newer Apple platforms than the package's.
+        guard let file = fopen(path, "rb") else {
+            throw DatabaseError(
+                extendedCode: .cantopen, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: 101)
+        let count = fread(&buffer, 1, buffer.count, file)
+        if ferror(file) != 0 {
+            throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
+        }
+        let bytes = buffer.prefix(count)
+        if bytes.isEmpty { return true }
+        guard bytes.count == 101 else { return false }
+        let magic = Array("SQLite format 3\u{0}".utf8)
+        guard bytes.starts(with: magic) else { return false }
+        // Bytes 21...23 are fixed by the format (payload fractions 64, 32, 32); byte 100 starts page 1's b-tree
+        // header, which is a table b-tree page (leaf 13 or interior 5) in every plain database.
+        guard bytes[21] == 64, bytes[22] == 32, bytes[23] == 32 else { return false }
+        return bytes[100] == 13 || bytes[100] == 5
+    }
+
+    // MARK: - Cipher configuration
+
+    /// Refuses a raw key for a scheme whose key is not 256 bits: the codec would take its `x'…'` text as a
+    /// passphrase, or split it into a shorter key and a salt.
+    private func checkRawKey(_ key: DatabaseKey, cipher: Cipher) throws {
+        guard key.kind == .raw else { return }
+        let aegisAlgorithm = cipher.parameters.last { $0.name == "algorithm" }?.value
+        let takesRawKey: Bool
+        switch cipher.name {
+        case "chacha20", "sqlcipher", "ascon128": takesRawKey = true
+        case "aegis": takesRawKey = aegisAlgorithm.map { $0 >= Cipher.AEGISAlgorithm.aegis256.rawValue } ?? true
+        default: takesRawKey = false
+        }
+        guard takesRawKey else {
+            throw DatabaseError.misuse(
+                "cipher \(cipher.name) takes no 256-bit raw key; use a passphrase or another cipher",
+                reason: .invalidRawKey)
+        }
+    }
+
+    /// Applies `cipher` to the connection's codec settings, which the next key, rekey or `ATTACH … KEY` uses: the
+    /// scheme, then every parameter back to its default, then the legacy level, then the parameters asked for,
+    /// checking the value each call returns (the codec ignores a value it refuses without an error).
+    func applyCipher(_ cipher: Cipher, to connection: ConnectionHandle) throws {
+        func rejected(_ parameter: String) -> DatabaseError {
+            DatabaseError.misuse(
+                "the codec refused \(parameter) of cipher \(cipher.name)",
+                reason: .cipherParameterRejected(cipher: cipher.name, parameter: parameter))
+        }
+        let index = SQLiteLibrary.cipherIndex(cipher.name)
+        guard index >= 1, cipher.name != "rc4" else { throw rejected("cipher") }
+        guard connection.configureCipher("cipher", index) == index else { throw rejected("cipher") }
+        for parameter in Cipher.resettableParameters[cipher.name] ?? [] {
+            let defaultValue = connection.configureCipher(cipher.name, "default:" + parameter, -1)
+            guard defaultValue >= 0, connection.configureCipher(cipher.name, parameter, defaultValue) == defaultValue
+            else { throw rejected(parameter) }
+        }
+        if let legacy = cipher.legacy {
+            // The codec takes 0 as "not SQLCipher-compatible", a layout SQLCipher cannot read.
+            let lowest: Int32 = cipher.name == "sqlcipher" ? 1 : 0
+            guard let value = Int32(exactly: legacy), value >= lowest,
+                connection.configureCipher(cipher.name, "legacy", value) == value
+            else { throw rejected("legacy") }
+        }
+        for parameter in cipher.parameters {
+            guard let value = Int32(exactly: parameter.value), value >= 0,
+                connection.configureCipher(cipher.name, parameter.name, value) == value
+            else { throw rejected(parameter.name) }
+        }
+    }
+}
+
+extension Cipher {
+    /// The parameters of each scheme that a connection keeps between keys, reset to their defaults before a
+    /// cipher is applied so a setting of an earlier key never leaks into the next one.
+    static let resettableParameters: [String: [String]] = [
+        "chacha20": ["legacy", "legacy_page_size", "kdf_iter", "plaintext_header_size"],
+        "aes128cbc": ["legacy", "legacy_page_size"],
+        "aes256cbc": ["legacy", "legacy_page_size", "kdf_iter"],
+        "sqlcipher": [
+            "legacy", "legacy_page_size", "kdf_iter", "fast_kdf_iter", "hmac_use", "hmac_pgno", "hmac_salt_mask",
+            "kdf_algorithm", "hmac_algorithm", "plaintext_header_size",
+        ],
+        "ascon128": ["kdf_iter", "plaintext_header_size"],
+        "aegis": ["tcost", "mcost", "pcost", "algorithm", "plaintext_header_size"],
+    ]
+}
