@@ -98,7 +98,8 @@ enum Demo {
                 _ = try reopened.queryValue("SELECT count(*) FROM note", as: Int.self)
                 writeOutput("   unexpected: the wrong key opened the database\n")
             } catch {
-                writeOutput("   " + Shell.message(for: error).replacingOccurrences(of: "\n", with: "\n   "))
+                let message = Shell.message(for: error).trimmingCharacters(in: .newlines)
+                writeOutput("   " + message.replacingOccurrences(of: "\n", with: "\n   ") + "\n")
             }
         }
 

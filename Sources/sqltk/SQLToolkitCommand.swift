@@ -47,6 +47,13 @@ struct SQLToolkitCommand: ParsableCommand {
     @OptionGroup(title: "Encryption")
     var encryption: EncryptionOptions
 
+    /// Runs the command. A bare `--key` becomes `--key-prompt` first: an option with an optional value is not
+    /// something the argument parser has, and `--key=PASSPHRASE` keeps the two forms apart.
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst().map { $0 == "--key" ? "--key-prompt" : $0 }
+        main(Array(arguments))
+    }
+
     func run() throws {
         if demo {
             try Demo.run()
@@ -59,6 +66,7 @@ struct SQLToolkitCommand: ParsableCommand {
         let shell: Shell
         do {
             try encryption.apply(to: &configuration, isInputTerminal: isInputTerminal)
+            let key = configuration.key
             let database = try Database(path: database, configuration: configuration)
             let settings = OutputSettings(
                 mode: mode ?? (isOutputTerminal ? .table : .list),
@@ -66,6 +74,7 @@ struct SQLToolkitCommand: ParsableCommand {
                 nullValue: nullvalue,
                 separator: separator)
             shell = Shell(database: database, path: database.path, settings: settings)
+            shell.encryption = EncryptionState(key: key, isInputTerminal: isInputTerminal)
         } catch {
             writeError(Shell.message(for: error))
             throw ExitCode(1)

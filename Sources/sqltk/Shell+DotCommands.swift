@@ -4,10 +4,10 @@ import SQLiteToolkit
 extension Shell {
     /// The dot-commands and their one-line help, in the order `.help` lists them.
     static let dotCommandHelp: [(usage: String, summary: String)] = [
-        (".backup FILE", "Copy the database to FILE (a new, plain copy unless encrypted through .encrypt)"),
-        (".decrypt FILE", "Export a plain copy of the encrypted database to FILE"),
+        (".backup FILE", "Copy the database to FILE (an encrypted database to a new file, with the same key)"),
+        (".decrypt FILE", "Write a plain copy of the encrypted database to the new file FILE"),
         (".dump", "Print SQL text that rebuilds the database"),
-        (".encrypt FILE", "Export an encrypted copy of the database to FILE (asks for the key)"),
+        (".encrypt FILE [KEY]", "Write an encrypted copy to the new file FILE (asks for the key; --cipher applies)"),
         (".exit", "Leave the shell (same as .quit)"),
         (".headers on|off", "Show or hide column names"),
         (".help", "Show this list"),
@@ -17,7 +17,7 @@ extension Shell {
         (".nullvalue TEXT", "Show NULL as TEXT"),
         (".quit", "Leave the shell"),
         (".read FILE", "Run the SQL and dot-commands in FILE"),
-        (".rekey", "Change the key of the encrypted database (asks for the new key)"),
+        (".rekey [KEY]", "Encrypt the database, or change its key, in place (asks for the new key)"),
         (".schema [PATTERN]", "Show the CREATE statements, or those of tables matching PATTERN (LIKE)"),
         (".separator TEXT", "Set the separator of list mode"),
         (".tables [PATTERN]", "List the tables and views, or those matching PATTERN (LIKE)"),
@@ -226,9 +226,9 @@ extension Shell {
 
     /// Copies the database, page by page, into a new database at `path` (an existing database there is replaced).
     func backup(to path: String) throws {
+        if try backupEncrypted(to: path) { return }
         let destination = try Database(path: path)
         defer { destination.close() }
-        try prepareBackupDestination(destination)
         guard let source = database.handle, let target = destination.handle else {
             throw Failure("the database is closed")
         }

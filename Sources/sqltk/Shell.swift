@@ -21,6 +21,8 @@ final class Shell {
     let databasePath: String?
     var settings: OutputSettings
     var showsTimer = false
+    /// The key the database was opened with, if any (see Encryption.swift).
+    var encryption = EncryptionState()
     /// The number of errors reported so far; the exit status is non-zero when it is not 0.
     var errorCount = 0
     /// Whether standard output and standard error are terminals.
