@@ -111,6 +111,22 @@ struct ImportDumpTests {
         #expect(try second.queryValue("SELECT count(*) FROM pair WHERE k = 'last'", as: Int.self) == 1)
     }
 
+    @Test(".backup copies a plain database page by page into a file that holds the same content")
+    func backup() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("db.sqlite")
+        let copy = folder.path("copy.sqlite")
+        let result = try ShellProcess.run([
+            path, "CREATE TABLE t (a, b); INSERT INTO t VALUES (1, 'one'), (2, X'02'); CREATE INDEX t_b ON t (b)",
+            ".backup \(copy)",
+        ])
+        #expect(result.status == 0)
+        #expect(result.error == "")
+        let expected = try Self.content(of: Database(path: path))
+        let actual = try Self.content(of: Database(path: copy))
+        #expect(actual == expected)
+    }
+
     /// The schema (without root pages) and every table's rows, with their storage classes, in a stable order.
     static func content(of db: Database) throws -> [String] {
         var lines = try db.query("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").map { row in
