@@ -16,8 +16,8 @@ let package = Package(
         .plugin(name: "InstallSQLite", targets: ["InstallSQLite"]),
     ],
     dependencies: [
-        // Only the sqltk tool uses it: SwiftPM resolves dependencies per target, so a package that uses the
-        // libraries never fetches or builds it.
+        // Only the sqltk tool uses it. A package that uses the libraries never builds it (SwiftPM builds per
+        // target), though resolving still clones it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
