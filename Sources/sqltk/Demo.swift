@@ -3,7 +3,7 @@ import SQLiteToolkit
 
 /// `sqltk --demo`: what the README's first command shows on a fresh machine, with no input and no existing file.
 ///
-/// It creates a database (encrypted when this build has the encryption API) with a full-text table in a temporary
+/// It creates an encrypted database (ChaCha20-Poly1305) with a full-text table in a temporary
 /// folder, searches it with ranking and a Swift function that highlights the matches, reopens it with a wrong key
 /// to show the error, and prints each step and its SQL. The folder is removed at the end.
 enum Demo {
@@ -42,13 +42,9 @@ enum Demo {
 
         // 1. Create the database.
         let encryption = DemoEncryption.configuration()
-        if let encryption {
-            say("Create an encrypted database (\(encryption.cipherName), passphrase \"\(encryption.passphrase)\") at")
-        } else {
-            say("Create a database (plain: this build of sqltk has no encryption API yet) at")
-        }
+        say("Create an encrypted database (\(encryption.cipherName), passphrase \"\(encryption.passphrase)\") at")
         writeOutput("   \(path)\n")
-        let db = try Database(path: path, configuration: encryption?.configuration ?? Database.Configuration())
+        let db = try Database(path: path, configuration: encryption.configuration)
 
         // 2. The full-text table.
         say("Create an FTS5 full-text table and add \(notes.count) short notes.")
@@ -83,29 +79,23 @@ enum Demo {
         let header = FileManager.default.contents(atPath: path).map { Array($0.prefix(16)) } ?? []
         let readable = String(decoding: header.map { (32..<127).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
         say("The file's first 16 bytes: \"\(readable)\"")
-        if encryption != nil {
-            writeOutput(
-                "   A plain SQLite file starts with \"SQLite format 3\": this one is encrypted, header included.\n")
-        } else {
-            writeOutput("   The plain SQLite header: anyone can read this file.\n")
-        }
+        writeOutput("   A plain SQLite file starts with \"SQLite format 3\": this one is encrypted, header included.\n")
 
         // 6. The wrong key.
-        if let wrong = DemoEncryption.configuration(passphrase: "not the passphrase") {
-            say("Reopen it with a wrong passphrase:")
-            do {
-                let reopened = try Database(path: path, configuration: wrong.configuration)
-                _ = try reopened.queryValue("SELECT count(*) FROM note", as: Int.self)
-                writeOutput("   unexpected: the wrong key opened the database\n")
-            } catch {
-                let message = Shell.message(for: error).trimmingCharacters(in: .newlines)
-                writeOutput("   " + message.replacingOccurrences(of: "\n", with: "\n   ") + "\n")
-            }
+        say("Reopen it with a wrong passphrase:")
+        do {
+            let wrong = DemoEncryption.configuration(passphrase: "not the passphrase")
+            let reopened = try Database(path: path, configuration: wrong.configuration)
+            _ = try reopened.queryValue("SELECT count(*) FROM note", as: Int.self)
+            writeOutput("   unexpected: the wrong key opened the database\n")
+        } catch {
+            let message = Shell.message(for: error).trimmingCharacters(in: .newlines)
+            writeOutput("   " + message.replacingOccurrences(of: "\n", with: "\n   ") + "\n")
         }
 
         // 7. The right key again.
-        say("Reopen it\(encryption == nil ? "" : " with the right passphrase") and count the notes:")
-        let reopened = try Database(path: path, configuration: encryption?.configuration ?? Database.Configuration())
+        say("Reopen it with the right passphrase and count the notes:")
+        let reopened = try Database(path: path, configuration: encryption.configuration)
         let countSQL = "SELECT count(*) FROM note"
         show(countSQL)
         writeOutput("   \(try reopened.queryValue(countSQL, as: Int.self) ?? 0) notes\n")

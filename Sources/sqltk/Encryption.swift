@@ -180,7 +180,7 @@ enum DemoEncryption {
     /// The configuration that opens the demo database with `passphrase` and the default cipher.
     static func configuration(passphrase: String = passphrase) -> (
         configuration: Database.Configuration, cipherName: String, passphrase: String
-    )? {
+    ) {
         var configuration = Database.Configuration()
         configuration.key = .passphrase(passphrase)
         configuration.cipher = .default
