@@ -9,9 +9,16 @@ let package = Package(
         // The prefixed C API itself, for code that calls SQLite directly (and the benchmarks' raw C baseline).
         .library(name: "CSQLiteToolkit", targets: ["CSQLiteToolkit"]),
         .executable(name: "sqltk-bindgen", targets: ["sqltk-bindgen"]),
+        // The command-line SQL shell, with encryption: `swift run sqltk`.
+        .executable(name: "sqltk", targets: ["sqltk"]),
         // `swift package install-sqlite`, run from a package that depends on this one: installs the amalgamation
         // into this package's checkout, the one step before the first build.
         .plugin(name: "InstallSQLite", targets: ["InstallSQLite"]),
+    ],
+    dependencies: [
+        // Only the sqltk tool uses it. A package that uses the libraries never builds it (SwiftPM builds per
+        // target), though resolving still clones it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // SQLite3 Multiple Ciphers with every exported name prefixed `sqltk_`.
@@ -48,6 +55,14 @@ let package = Package(
         .executableTarget(
             name: "sqltk-crash-writer",
             dependencies: ["SQLiteToolkit"]
+        ),
+        // The command-line SQL shell: uses SQLiteToolkit's public API only, like any program.
+        .executableTarget(
+            name: "sqltk",
+            dependencies: [
+                "SQLiteToolkit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .plugin(
             name: "InstallSQLite",
@@ -88,6 +103,11 @@ let package = Package(
         .testTarget(
             name: "SQLiteBindingsTests",
             dependencies: ["SQLiteBindings"]
+        ),
+        // Runs the built sqltk executable as a subprocess; the dependency makes `swift build --build-tests` build it.
+        .testTarget(
+            name: "sqltkTests",
+            dependencies: ["sqltk", "SQLiteToolkit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,85 @@
+/// Reads CSV text as RFC 4180 defines it: fields separated by commas, records by CRLF or LF; a field in double
+/// quotes may hold commas, line breaks and doubled quotes (`""` for one `"`).
+///
+/// Leniencies, as most readers have them: a UTF-8 byte order mark is skipped, a lone CR also ends a record, a quote
+/// inside an unquoted field is kept as it is, and the last record may end without a line break.
+struct CSVReader {
+    /// A malformed input, with the line where the problem starts (1-based).
+    struct Failure: Error, CustomStringConvertible {
+        var line: Int
+        var message: String
+        var description: String { "line \(line): \(message)" }
+    }
+
+    /// The records of `bytes`, each with the line it starts on.
+    static func records(in bytes: [UInt8]) throws -> [(line: Int, fields: [String])] {
+        var records: [(line: Int, fields: [String])] = []
+        var fields: [String] = []
+        var field: [UInt8] = []
+        var line = 1
+        var recordLine = 1
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var fieldWasQuoted = false
+        let quote = UInt8(ascii: "\"")
+        let comma = UInt8(ascii: ",")
+        let newline = UInt8(ascii: "\n")
+        let carriageReturn = UInt8(ascii: "\r")
+
+        func endField() {
+            fields.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+            fieldWasQuoted = false
+        }
+        func endRecord() {
+            endField()
+            records.append((recordLine, fields))
+            fields.removeAll(keepingCapacity: true)
+        }
+
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote && field.isEmpty && !fieldWasQuoted {
+                // A quoted field: read to the closing quote.
+                let quoteLine = line
+                fieldWasQuoted = true
+                index += 1
+                var closed = false
+                while index < bytes.count {
+                    let inner = bytes[index]
+                    if inner == quote {
+                        if index + 1 < bytes.count && bytes[index + 1] == quote {
+                            field.append(quote)
+                            index += 2
+                            continue
+                        }
+                        index += 1
+                        closed = true
+                        break
+                    }
+                    if inner == newline { line += 1 }
+                    field.append(inner)
+                    index += 1
+                }
+                guard closed else { throw Failure(line: quoteLine, message: "a quoted field has no closing quote") }
+                continue
+            }
+            switch byte {
+            case comma:
+                endField()
+            case newline, carriageReturn:
+                if byte == carriageReturn && index + 1 < bytes.count && bytes[index + 1] == newline { index += 1 }
+                endRecord()
+                line += 1
+                recordLine = line
+            default:
+                if fieldWasQuoted {
+                    throw Failure(line: line, message: "text after the closing quote of a field")
+                }
+                field.append(byte)
+            }
+            index += 1
+        }
+        if !field.isEmpty || !fields.isEmpty || fieldWasQuoted { endRecord() }
+        return records
+    }
+}

@@ -1,0 +1,125 @@
+import Testing
+
+@Suite("sqltk with SQL arguments")
+struct OneShotTests {
+    static let query = "SELECT 1 AS n, 'a,b' AS s, NULL AS z UNION ALL SELECT 22, 'say \"hi\"', 2.5"
+
+    @Test(
+        "each output mode",
+        arguments: [
+            (
+                "table",
+                """
+                +----+----------+-----+
+                | n  | s        | z   |
+                +----+----------+-----+
+                |  1 | a,b      |     |
+                | 22 | say "hi" | 2.5 |
+                +----+----------+-----+
+
+                """
+            ),
+            ("csv", "n,s,z\r\n1,\"a,b\",\r\n22,\"say \"\"hi\"\"\",2.5\r\n"),
+            ("json", "[{\"n\":1,\"s\":\"a,b\",\"z\":null},\n{\"n\":22,\"s\":\"say \\\"hi\\\"\",\"z\":2.5}]\n"),
+            ("line", "n = 1\ns = a,b\nz = \n\nn = 22\ns = say \"hi\"\nz = 2.5\n"),
+            ("list", "n|s|z\n1|a,b|\n22|say \"hi\"|2.5\n"),
+        ])
+    func outputMode(mode: String, expected: String) throws {
+        let result = try ShellProcess.run(["--mode", mode, "--header", ":memory:", Self.query])
+        #expect(result.status == 0)
+        #expect(result.error == "")
+        #expect(result.output == expected)
+    }
+
+    @Test("piped output defaults to list mode without headers; NULL shows as --nullvalue")
+    func pipedDefaults() throws {
+        let result = try ShellProcess.run(["--nullvalue", "(null)", ":memory:", Self.query])
+        #expect(result.output == "1|a,b|(null)\n22|say \"hi\"|2.5\n")
+    }
+
+    @Test("dot-commands change the mode, headers and NULL text between arguments")
+    func dotCommandArguments() throws {
+        let result = try ShellProcess.run([
+            ":memory:", ".mode csv", ".headers on", ".nullvalue -", "SELECT NULL AS a, 1 AS b", ".headers off",
+            ".mode list", ".separator ;", "SELECT 'x', 'y'",
+        ])
+        #expect(result.status == 0)
+        #expect(result.output == "a,b\r\n-,1\r\nx;y\n")
+    }
+
+    @Test(
+        "exit status",
+        arguments: [
+            (["SELECT 1"], 0),
+            (["SELEC 1"], 1),
+            (["SELECT * FROM missing"], 1),
+            (["SELECT 1/0, abs(-9223372036854775808)"], 1),
+            ([".nonsense"], 1),
+            ([".mode sideways"], 1),
+            ([".quit", "SELEC"], 0),
+        ])
+    func exitStatus(arguments: [String], status: Int) throws {
+        let result = try ShellProcess.run([":memory:"] + arguments)
+        #expect(result.status == Int32(status))
+        #expect(result.error.isEmpty == (status == 0))
+    }
+
+    @Test("an unknown option is a usage error (64)")
+    func unknownOption() throws {
+        let result = try ShellProcess.run(["--no-such-option", ":memory:", "SELECT 1"])
+        #expect(result.status == 64)
+        #expect(result.error.contains("--no-such-option"))
+    }
+
+    @Test("SQL arguments run in order and stop at the first error")
+    func stopsAtFirstError() throws {
+        let result = try ShellProcess.run([":memory:", "SELECT 1", "SELEC 2", "SELECT 3"])
+        #expect(result.status == 1)
+        #expect(result.output == "1\n")
+    }
+
+    @Test("an error shows SQLite's message and code, and a caret under the offending token")
+    func errorWithCaret() throws {
+        let result = try ShellProcess.run([":memory:", "SELECT 1;\nSELECT nope FROM sqlite_schema"])
+        #expect(result.status == 1)
+        #expect(result.output == "1\n")
+        #expect(
+            result.error == """
+                Error: no such column: nope (code 1: SQLITE_ERROR)
+                  SELECT nope FROM sqlite_schema
+                         ^--- error here
+
+                """)
+    }
+
+    @Test("a runtime error has its code and no caret")
+    func runtimeError() throws {
+        let result = try ShellProcess.run([
+            ":memory:", "CREATE TABLE t (a UNIQUE); INSERT INTO t VALUES (1); INSERT INTO t VALUES (1)",
+        ])
+        #expect(result.status == 1)
+        #expect(result.error == "Error: UNIQUE constraint failed: t.a (code 2067: SQLITE_CONSTRAINT_UNIQUE)\n")
+    }
+
+    @Test(".tables, .schema and .indexes list the schema; a full-text table's shadow tables are left out")
+    func schemaCommands() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("schema.sqlite")
+        let setup = try ShellProcess.run([
+            path,
+            """
+            CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE INDEX player_name ON player (name);
+            CREATE VIEW named AS SELECT name FROM player;
+            CREATE VIRTUAL TABLE doc USING fts5(body);
+            """,
+        ])
+        #expect(setup.status == 0)
+        #expect(try ShellProcess.run([path, ".tables"]).output == "doc     named   player\n")
+        #expect(try ShellProcess.run([path, ".indexes"]).output == "player_name\n")
+        #expect(
+            try ShellProcess.run([path, ".schema play%"]).output
+                == "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT);\n"
+                + "CREATE INDEX player_name ON player (name);\n")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The built `sqltk` executable, run as a subprocess the way a person runs it.
+enum ShellProcess {
+    /// What a run printed and how it ended.
+    struct Result {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    /// The executable beside the test bundle (the test target depends on `sqltk`, so the build makes it).
+    static let executable: URL? = {
+        var candidates: [URL] = [Bundle.main.bundleURL, Bundle.main.executableURL].compactMap { $0 }
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: path))
+        }
+        for candidate in candidates {
+            var folder = candidate.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let file = folder.appendingPathComponent("sqltk")
+                if FileManager.default.isExecutableFile(atPath: file.path) { return file }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    /// Runs `sqltk` with `arguments`, feeding it `input` on standard input (not a terminal).
+    static func run(_ arguments: [String], input: String = "") throws -> Result {
+        let executable = try #require(executable, "the sqltk executable was not built beside the tests")
+        let folder = try TemporaryFolder()
+        defer { withExtendedLifetime(folder) {} }  // the files must outlive the process
+        let inputFile = folder.url.appendingPathComponent("stdin")
+        let outputFile = folder.url.appendingPathComponent("stdout")
+        let errorFile = folder.url.appendingPathComponent("stderr")
+        try Data(input.utf8).write(to: inputFile)
+        try Data().write(to: outputFile)
+        try Data().write(to: errorFile)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try process.run()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            output: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+            error: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    }
+}
+
+/// A unique temporary folder, removed when released.
+final class TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqltk-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The path of `name` in the folder.
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
