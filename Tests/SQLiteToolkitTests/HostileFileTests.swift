@@ -223,4 +223,56 @@ struct HostileFileTests {
             #expect(outcomes > 0)
         }
     }
+
+    @Test("a wrong key, a key for a plain file, no key for an encrypted file: typed errors, files unchanged")
+    func wrongKeys() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let plainPath = folder.appendingPathComponent("plain.sqlite").path
+            try Data(try Self.sampleDatabase()).write(to: URL(fileURLWithPath: plainPath))
+            var encrypted = Database.Configuration()
+            encrypted.key = .raw(hex: String(repeating: "0123456789abcdef", count: 4))
+            do {
+                let db = try Database(path: path, configuration: encrypted)
+                try db.execute("CREATE TABLE secret (x)")
+                try db.execute("INSERT INTO secret VALUES ('hidden')")
+                db.close()
+            }
+            let encryptedBytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let plainBytes = try Data(contentsOf: URL(fileURLWithPath: plainPath))
+            var wrong = Database.Configuration()
+            wrong.key = .raw(hex: String(repeating: "fedcba9876543210", count: 4))
+            var passphrase = Database.Configuration()
+            passphrase.key = .passphrase("not the key")
+            var tried = 0
+            for (file, configuration) in [(path, wrong), (path, passphrase), (plainPath, wrong)] {
+                for readOnly in [true, false] {
+                    var configuration = configuration
+                    configuration.isReadOnly = readOnly
+                    #expect(throws: DatabaseError.self) { try Database(path: file, configuration: configuration) }
+                    tried += 1
+                }
+            }
+            // Without a key, the encrypted file is not a database: the error comes on first read.
+            var readOnly = Database.Configuration()
+            readOnly.isReadOnly = true
+            do {
+                let db = try Database(path: path, configuration: readOnly)
+                defer { db.close() }
+                let error = try #require(throws: DatabaseError.self) {
+                    try db.queryValue("SELECT count(*) FROM secret", as: Int.self)
+                }
+                #expect(error.isNotADatabase)
+            } catch let error as DatabaseError {
+                #expect(error.isNotADatabase)
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == encryptedBytes)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: plainPath)) == plainBytes)
+            #expect(tried == 6)
+            // The right key still opens it: nothing above damaged the file.
+            let db = try Database(path: path, configuration: encrypted)
+            defer { db.close() }
+            #expect(try db.queryValue("SELECT x FROM secret", as: String.self) == "hidden")
+        }
+    }
 }

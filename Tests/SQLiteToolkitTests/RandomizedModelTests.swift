@@ -197,7 +197,7 @@ struct Model {
 
     /// Reads row `id` as every type and checks what SQLite's documented conversions give. Each checked read uses a
     /// fresh cursor: a read converts the value in place, so a second read of the same column may see the conversion
-    /// (see `KnownIssueTests.secondReadSeesConversion`).
+    /// (see `KnownIssueTests`).
     static func checkTypedReads(_ db: Database, id: Int64, expected: DatabaseValue) throws {
         func read<T: DatabaseValueConvertible>(_: T.Type) throws -> T {
             let cursor = try db.query("SELECT v FROM kv WHERE id = ?", id)
