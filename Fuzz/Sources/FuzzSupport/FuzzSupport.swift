@@ -108,26 +108,3 @@ public func readEveryType(_ row: Row, at index: Int) {
     _ = row.values
     _ = row.dictionary
 }
-
-/// Whether `text` holds the date-parser overflow listed in the connection layer's second-pass issue (a fraction of
-/// 19 or more digits): inputs with it are skipped unless `SQLTK_FUZZ_KNOWN_CRASHES=1`, so the fuzzer looks for new
-/// crashes until the fix lands. Remove with the fix.
-public func hasKnownDateParserCrash(_ bytes: some Sequence<UInt8>) -> Bool {
-    guard !includeKnownCrashes else { return false }
-    var digits = 0
-    var afterDot = false
-    for byte in bytes {
-        if byte == UInt8(ascii: ".") {
-            afterDot = true
-            digits = 0
-        } else if afterDot, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-            digits += 1
-            if digits >= 19 { return true }
-        } else {
-            afterDot = false
-        }
-    }
-    return false
-}
-
-private let includeKnownCrashes = ProcessInfo.processInfo.environment["SQLTK_FUZZ_KNOWN_CRASHES"] == "1"
