@@ -106,15 +106,11 @@ enum Demo {
 
     /// Defines `mark(text, query)`: `text` with each word that a term of the FTS5 `query` matches wrapped in bold
     /// (on a terminal) or in brackets. A term ending in `*` matches as a prefix; `AND`, `OR` and `NOT` are operators.
-    ///
-    /// The function goes through the closure API of ``SQLiteBindings`` on the connection's handle.
     static func registerMark(on db: Database, highlightingWithColor color: Bool) throws {
-        guard let handle = db.handle else { throw Shell.Failure("the database is closed") }
         let (open, close) = color ? ("\u{1B}[1;33m", "\u{1B}[0m") : ("[", "]")
-        let code = handle.createScalarFunction(name: "mark", argumentCount: 2, flags: [.utf8, .deterministic]) {
-            context, arguments in
-            guard let text = arguments[0].valueString() else { return context.resultNull() }
-            let terms = (arguments[1].valueString() ?? "")
+        try db.createFunction("mark", options: [.deterministic, .innocuous]) { (text: String?, query: String?) in
+            guard let text else { return nil as String? }
+            let terms = (query ?? "")
                 .split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ")" || $0 == "\"" })
                 .filter { !["AND", "OR", "NOT"].contains($0) }
                 .map { term in
@@ -139,8 +135,7 @@ enum Demo {
                 }
             }
             flush()
-            context.resultString(result)
+            return result
         }
-        guard code == .ok else { throw DatabaseError(extendedCode: code, message: "mark() could not be defined") }
     }
 }
