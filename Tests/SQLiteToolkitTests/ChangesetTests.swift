@@ -247,7 +247,7 @@ struct ChangesetTests {
         #expect(try contents(target) == before)
 
         // Every prefix and many byte flips: each either throws or reads no more changes than the whole.
-        var generator = SplitMix64(seed: 14)
+        var generator = SeededRandom(seed: 14)
         var damaged: [Data] = (0..<bytes.count).map { bytes.prefix($0) }
         for _ in 0..<200 {
             var copy = Data(bytes)
@@ -375,18 +375,5 @@ struct ChangesetTests {
             try other.apply(changeset) { _ in .abort }
             #expect(try allValues(other, "SELECT * FROM secret") == [[1, "visible in the changeset"]])
         }
-    }
-}
-
-/// A small seeded generator, so the damaged changesets are the same on every run.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

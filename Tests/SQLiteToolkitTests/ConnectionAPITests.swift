@@ -143,7 +143,7 @@ struct ConnectionAPITests {
         var configuration = Database.Configuration()
         configuration.statementCacheCapacity = 8
         let db = try Database(configuration: configuration)
-        var generator = SeededGenerator(state: 9)
+        var generator = SeededRandom(seed: 9)
         for _ in 0..<2000 {
             let value = Int.random(in: 0..<40, using: &generator)
             #expect(try db.queryValue("SELECT \(value)", as: Int.self) == value)

@@ -2,19 +2,6 @@ import Foundation
 import SQLiteToolkit
 import Testing
 
-/// A small deterministic generator (SplitMix64), so a failing input can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Every parser of stored text is total: any text read as `Date`, `Date?` or `ISO8601Date` gives a date or throws
 /// `SQLITE_MISMATCH`, never a trap.
 @Suite("Parsing stored text")
@@ -68,7 +55,7 @@ struct StoredTextParsingTests {
     func fuzz() throws {
         let db = try Database()
         let statement = try db.prepare("SELECT ?")
-        var generator = SeededGenerator(state: 20_261_124)
+        var generator = SeededRandom(seed: 20_261_124)
         let alphabet = Array("0123456789999-:. TZ+e")
         for _ in 0..<3000 {
             // Random text over a date-like alphabet: anything may come back, nothing may trap.
