@@ -20,14 +20,6 @@ func currentThreadID() -> UInt {
     #endif
 }
 
-/// `sqlite3_initialize`, run once per process (a global's initializer runs exactly once, whichever thread gets
-/// there first) before a queue or pool opens its first connection. `sqlite3_open_v2` would initialize the library
-/// too, but two threads doing that for the first time at once race on SQLite's own set-up (the thread sanitizer
-/// reports it in `sqlite3MutexInit`), and the queue and pool are where threads open connections at once.
-///
-/// Related SQLite documentation: <https://sqlite.org/c3ref/initialize.html>
-private let libraryInitialization = SQLiteLibrary.initialize()
-
 /// How every connection of a queue or pool is opened: the same path, configuration and set-up hook each time.
 struct ConnectionRecipe: Sendable {
     var path: String
@@ -36,9 +28,7 @@ struct ConnectionRecipe: Sendable {
 
     /// Opens a connection and runs the set-up hook on it; nothing stays open when either fails.
     func open() throws -> Database {
-        if libraryInitialization != .ok {
-            throw DatabaseError(extendedCode: libraryInitialization, message: "sqlite3_initialize failed")
-        }
+        // Database.init runs sqlite3_initialize once per process before the first open.
         let database = try Database(path: path, configuration: configuration)
         do {
             try setUp?(database)
