@@ -41,8 +41,7 @@ enum TestHelper {
             let deadline = Date(timeIntervalSinceNow: seconds)
             while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
             if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
+                kill()
                 return nil
             }
             let data = output.fileHandleForReading.readDataToEndOfFile()
@@ -51,7 +50,13 @@ enum TestHelper {
 
         /// Stops a process that runs until killed.
         func stop() {
-            if process.isRunning { process.terminate() }
+            kill()
+        }
+
+        /// SIGKILL, not `terminate()`'s SIGTERM: a child started from the test runner's threads inherits a signal
+        /// mask that blocks SIGTERM, so each CPU-bound helper ran its whole 120 s after its scenario was done.
+        private func kill() {
+            if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
     }
@@ -72,11 +77,15 @@ struct MultiProcessTests {
         Scenario(journalMode: "wal", writers: 8), Scenario(journalMode: "delete", writers: 8),
     ]
 
+    /// Increments per writer: 1,000, or `SQLTK_MULTIPROCESS_INCREMENTS` (`scripts/reliability-long` runs the same
+    /// scenarios there).
+    static let increments = environmentInteger("SQLTK_MULTIPROCESS_INCREMENTS") ?? 1_000
+
     @Test(
         "with the default busy handling, writers in several processes each add 1,000 and no busy error reaches them",
         arguments: scenarios)
     func concurrentIncrements(scenario: Scenario) async throws {
-        let increments = 1_000
+        let increments = Self.increments
         try await TemporaryFile.withDatabasePathAsync { path in
             let create = try TestHelper.Child(["create-counter", path, scenario.journalMode])
             let created = try #require(try await create.wait(seconds: 60))
