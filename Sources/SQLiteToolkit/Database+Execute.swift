@@ -141,8 +141,9 @@ extension Database {
         // No cursor: the statement is stepped once, read, and reset right here.
         let statement = try cachedStatement(sql)
         defer {
-            // Once retired (a callback closed the connection), the handle may be finalized: never touch it.
-            if !statement.isFinalized { _ = statement.handle.reset() }
+            // Once retired (a callback closed the connection), the handle may be finalized: never touch it, and
+            // release the connection now that the statement that ran the callback has returned.
+            if statement.isFinalized { finishDeferredClose() } else { _ = statement.handle.reset() }
             statementCache.checkIn(statement)
         }
         do {

@@ -150,7 +150,11 @@ public final class Database {
     /// Closing the destination of a running backup (from its progress closure) stops the backup, which then
     /// closes the connection.
     public func close() {
-        guard let connection = handle else { return }
+        guard let connection = handle else {
+            // Closed from inside a callback, and that statement has returned: release the connection now.
+            finishDeferredClose()
+            return
+        }
         guard !isBackupDestination else {
             closeRequestedDuringBackup = true
             return

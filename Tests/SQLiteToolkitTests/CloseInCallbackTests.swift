@@ -127,4 +127,28 @@ struct CloseInCallbackTests {
         #expect(error?.reason == .connectionClosed)
         #expect(!db.isOpen)
     }
+
+    @Test(
+        "a close deferred inside a callback releases the connection once the statement returned, even when the read succeeded"
+    )
+    func deferredCloseReleasesTheConnection() throws {
+        weak var released: Database?
+        do {
+            let db = try Database()
+            released = db
+            // The handler captures its connection: only a completed close breaks that cycle.
+            try db.setProgressHandler(every: 1) {
+                db.close()
+                return false
+            }
+            let count = try db.queryValue(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT count(*) FROM c",
+                as: Int.self)
+            #expect(count == 1000)
+            #expect(!db.isOpen)
+            db.close()
+        }
+        #expect(released == nil)
+    }
+
 }

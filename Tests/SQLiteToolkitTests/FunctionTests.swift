@@ -259,6 +259,8 @@ struct FunctionTests {
     @Test("a function may query its own connection")
     func reentrantQuery() throws {
         let db = try Database()
+        // The function captures its own connection: closing releases the function, and with it the cycle.
+        defer { db.close() }
         try db.execute("CREATE TABLE name (id INTEGER PRIMARY KEY, text TEXT)")
         try db.execute("INSERT INTO name (id, text) VALUES (1, 'one'), (2, 'two')")
         try db.createFunction("nameOf") { (id: Int) -> String? in
