@@ -6,7 +6,8 @@ import Testing
 /// Every Swift code block of a DocC article names its test in the text after it: "Runs in `FileTests.swift`" when
 /// every line of the block appears, trimmed, as a line of that test file under Tests/SQLiteToolkitTests/ (the
 /// test may add lines of its own between them: `#expect`s, set-up), or "Mirrors `FileTests.swift`" when the
-/// test runs the same steps in other words (the file must exist).
+/// test runs the same steps in other words (the file must exist). The README's samples are held to the same rule
+/// when they carry a marker; its Package.swift fragments carry none.
 @Suite("Docs: samples appear in their tests")
 struct DocsSampleTests {
     /// The package's root: this file is Tests/SQLiteToolkitTests/DocsSampleTests.swift.
@@ -76,30 +77,45 @@ struct DocsSampleTests {
         #expect(articles.count >= 10, "the catalogs were not found from \(Self.root.path)")
         var checkedLines = 0
         for article in articles {
-            let text = try String(contentsOf: Self.root.appendingPathComponent(article), encoding: .utf8)
-            for sample in Self.samples(in: text) {
-                guard let marker = sample.marker else {
-                    Issue.record("\(article):\(sample.line): a Swift sample names no test (\"Runs in `…Tests.swift`\")")
-                    continue
+            checkedLines += try Self.check(article, requireMarkers: true)
+        }
+        #expect(checkedLines > 0)
+    }
+
+    @Test("the README's samples that name a test appear in it line by line")
+    func readmeSamplesAppearInTests() throws {
+        // The README also shows Package.swift fragments and shell commands, which no test can hold.
+        #expect(try Self.check("README.md", requireMarkers: false) > 0)
+    }
+
+    /// Checks the samples of the Markdown file at `path` (relative to the root); returns the lines compared.
+    static func check(_ path: String, requireMarkers: Bool) throws -> Int {
+        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        var checkedLines = 0
+        for sample in samples(in: text) {
+            guard let marker = sample.marker else {
+                if requireMarkers {
+                    Issue.record("\(path):\(sample.line): a Swift sample names no test (\"Runs in `…Tests.swift`\")")
                 }
-                let testURL = Self.root.appendingPathComponent("Tests/SQLiteToolkitTests/\(marker.file)")
-                guard let test = try? String(contentsOf: testURL, encoding: .utf8) else {
-                    Issue.record("\(article):\(sample.line): no test file Tests/SQLiteToolkitTests/\(marker.file)")
-                    continue
-                }
-                guard marker.verbatim else { continue }
-                let testLines = Set(test.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-                for line in sample.code {
-                    let trimmed = line.trimmingCharacters(in: .whitespaces)
-                    if trimmed.isEmpty || trimmed.hasPrefix("import ") { continue }
-                    checkedLines += 1
-                    if !testLines.contains(trimmed) {
-                        Issue.record("\(article):\(sample.line): not in \(marker.file): \(trimmed)")
-                    }
+                continue
+            }
+            let testURL = root.appendingPathComponent("Tests/SQLiteToolkitTests/\(marker.file)")
+            guard let test = try? String(contentsOf: testURL, encoding: .utf8) else {
+                Issue.record("\(path):\(sample.line): no test file Tests/SQLiteToolkitTests/\(marker.file)")
+                continue
+            }
+            guard marker.verbatim else { continue }
+            let testLines = Set(test.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+            for line in sample.code {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.hasPrefix("import ") { continue }
+                checkedLines += 1
+                if !testLines.contains(trimmed) {
+                    Issue.record("\(path):\(sample.line): not in \(marker.file): \(trimmed)")
                 }
             }
         }
-        #expect(checkedLines > 0)
+        return checkedLines
     }
 
     @Test("the check finds a sample, its marker, and a line missing from its test")
