@@ -8,25 +8,22 @@ import Testing
 struct DocsConcurrencyTests {
     @Test("a queue with a set-up hook, a write and a read")
     func queue() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("DocsConcurrency-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("app.sqlite").path
-
-        let queue = try DatabaseQueue(path: path) { db in
-            // The set-up hook: runs on every new connection before its first use (key, pragmas, functions).
-            try db.execute("PRAGMA cache_size = -8000")
+        try TemporaryFile.withDatabasePath { path in
+            let queue = try DatabaseQueue(path: path) { db in
+                // The set-up hook: runs on every new connection before its first use (key, pragmas, functions).
+                try db.execute("PRAGMA cache_size = -8000")
+            }
+            try queue.inDatabase { db in
+                try db.execute("CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INT)")
+            }
+            try queue.write { db in
+                try db.execute("INSERT INTO player (name, score) VALUES (?, ?)", "Arthur", 100)
+            }
+            let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM player", as: Int.self) }
+            #expect(count == 1)
+            #expect(try queue.read { db in try db.queryValue("PRAGMA cache_size", as: Int.self) } == -8000)
+            try queue.close()
         }
-        try queue.inDatabase { db in
-            try db.execute("CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score INT)")
-        }
-        try queue.write { db in
-            try db.execute("INSERT INTO player (name, score) VALUES (?, ?)", "Arthur", 100)
-        }
-        let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM player", as: Int.self) }
-        #expect(count == 1)
-        #expect(try queue.read { db in try db.queryValue("PRAGMA cache_size", as: Int.self) } == -8000)
-        try queue.close()
     }
 
     @Test("in async code the same calls are awaited")

@@ -23,10 +23,13 @@ struct DocsSchemaAndMigrationsTests {
 
     @Test("one database per user: migrate, attach at sign-in, detach at sign-out")
     func databasePerUser() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("DocsSchema-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let guestPath = directory.appendingPathComponent("guest.sqlite").path
+        try TemporaryFile.withDatabasePath { guestPath in
+            try databasePerUser(guestPath: guestPath)
+        }
+    }
+
+    func databasePerUser(guestPath: String) throws {
+        let directory = URL(fileURLWithPath: guestPath).deletingLastPathComponent()  // removed with the guest file
         func userDatabasePath(for user: String) -> String {
             directory.appendingPathComponent("user-\(user).sqlite").path
         }
