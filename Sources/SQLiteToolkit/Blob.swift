@@ -26,7 +26,7 @@ public final class Blob {
     // and dynamic exclusivity checks would cost more per chunk than the checks that matter.
     /// The connection the blob was opened on.
     public let database: Database
-    /// The SQLite BLOB handle, for calling ``SQLiteBindings`` directly; `nil` once closed.
+    /// The SQLite BLOB handle, for calling `SQLiteBindings` directly; `nil` once closed.
     @exclusivity(unchecked) public private(set) var handle: BlobHandle?
     /// The size of the value, in bytes.
     @exclusivity(unchecked) public private(set) var count: Int

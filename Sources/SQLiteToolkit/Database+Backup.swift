@@ -43,6 +43,8 @@ extension Database {
     ///
     /// - Parameters:
     ///   - destination: another connection (a backup onto the same connection fails).
+    ///   - schema: the database of this connection to copy: `main` by default, `temp`, or an attached one's name.
+    ///   - destinationSchema: the database of `destination` that the copy replaces, `main` by default.
     ///   - pagesPerStep: the pages each step copies; 0 or less copies everything in one step.
     ///   - progress: called after every step, with the pages left; return `.cancel` (or throw) to stop. It may use
     ///     this connection, but not `destination`, which SQLite forbids using until the backup ends: its calls

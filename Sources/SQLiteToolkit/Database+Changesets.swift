@@ -23,6 +23,7 @@ extension Database {
     /// ```
     ///
     /// - Parameters:
+    ///   - changeset: the changes to apply: another database's ``Session`` output, inverted or combined as needed.
     ///   - filter: called once per table with its name; `false` skips the table's changes. `nil` applies all.
     ///   - onConflict: called on the connection's thread, inside the apply; it must not apply another changeset.
     ///     Closing the connection from it takes effect once the apply returns.

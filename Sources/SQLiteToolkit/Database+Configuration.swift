@@ -13,7 +13,7 @@ extension Database {
         /// The toolkit's handler, not SQLite's: it tries again after short sleeps of random length (0.1 to 1 ms), so
         /// a waiter gets the lock in the short gaps between another connection's transactions, even when processes
         /// compete for CPU. The time is measured on the monotonic clock from the first try. See
-        /// docs/Concurrency.md for what the default promises.
+        /// <doc:Concurrency> for what the default promises.
         case timeout(TimeInterval)
         /// Ask `handler` with the number of retries so far; `true` retries, `false` fails with `SQLITE_BUSY`.
         case handler(@Sendable (_ retryCount: Int) -> Bool)
@@ -60,7 +60,7 @@ extension Database {
         /// checked by reading the schema: a wrong key throws ``DatabaseError/Reason/wrongKeyOrNotADatabase`` from
         /// the initializer, not later from a random query. Default `nil`: a plain database. A new file given a key
         /// is created encrypted. The open connection does not keep it (its ``Database/configuration`` has no
-        /// key). See docs/Encryption.md.
+        /// key). See <doc:Encryption>.
         ///
         /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
         public var key: DatabaseKey?

@@ -11,7 +11,7 @@ import SQLiteBindings
 /// try db.changeKey(to: .raw(newKeyBytes))                            // rekey in place
 /// ```
 ///
-/// See docs/Encryption.md for what encryption protects, key hygiene and SQLCipher migration.
+/// See <doc:Encryption> for what encryption protects, key hygiene and SQLCipher migration.
 extension Database {
     // MARK: - Keys at open
 

@@ -105,7 +105,8 @@ extension Database {
     ///   - name: The SQL name, at most 255 bytes of UTF-8. Case-insensitive in SQL.
     ///   - options: Properties such as ``FunctionOptions/deterministic``.
     ///   - body: The function. It runs on the thread that runs the statement, while the statement runs.
-    /// - Throws: As the low-level form, ``createFunction(_:argumentCount:options:_:)``.
+    /// - Throws: As the low-level form,
+    ///   ``createFunction(_:argumentCount:options:_:)-(_,_,_,(FunctionContext,FunctionArguments)->Void)``.
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
     @inlinable

@@ -56,7 +56,9 @@ extension Database {
     /// waiting; `.full` waits for writers, then copies everything; `.restart` also waits for readers so the next
     /// writer starts the WAL file over; `.truncate` also truncates the WAL file to zero bytes.
     ///
-    /// - Parameter schema: one schema, or `nil` (the default) for every database of the connection.
+    /// - Parameters:
+    ///   - mode: how hard to try, `.passive` by default.
+    ///   - schema: one schema, or `nil` (the default) for every database of the connection.
     /// - Throws: `SQLITE_BUSY` when a `.full`, `.restart` or `.truncate` checkpoint could not finish because of
     ///   other connections (after the busy handling gave up); ``DatabaseError/Reason/noSuchSchema(_:)``.
     ///

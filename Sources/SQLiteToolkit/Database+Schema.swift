@@ -178,6 +178,7 @@ extension Database {
     /// ```
     ///
     /// - Parameters:
+    ///   - name: the table's name.
     ///   - schema: `main` by default, `temp`, or the name of an attached database.
     ///   - includingTemporary: also look in `temp`, where `CREATE TEMP TABLE` puts its tables.
     /// - Throws: ``DatabaseError/Reason/noSuchSchema(_:)`` for an unknown schema.
@@ -192,6 +193,7 @@ extension Database {
     /// Whether the schema `schema` has a view named `name` (compared without regard to ASCII case).
     ///
     /// - Parameters:
+    ///   - name: the view's name.
     ///   - schema: `main` by default, `temp`, or the name of an attached database.
     ///   - includingTemporary: also look in `temp`, where `CREATE TEMP VIEW` puts its views.
     ///
@@ -463,7 +465,9 @@ extension Database {
     /// Runs `PRAGMA integrity_check` on the schema `schema`: a thorough check of the file, the indexes, and the
     /// `NOT NULL`, `CHECK` and type constraints. It reads the whole database.
     ///
-    /// - Parameter maximumProblems: SQLite stops after this many problems (100 by default, as SQLite's own).
+    /// - Parameters:
+    ///   - schema: `main` by default, `temp`, or the name of an attached database.
+    ///   - maximumProblems: SQLite stops after this many problems (100 by default, as SQLite's own).
     ///
     /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_integrity_check>
     public func integrityCheck(schema: String = "main", maximumProblems: Int = 100) throws -> IntegrityReport {

@@ -40,6 +40,7 @@ extension Database {
     /// mode is opened in rollback mode, as an in-memory database must be.
     ///
     /// - Parameters:
+    ///   - bytes: a database file image, as ``serialize(schema:)`` returns.
     ///   - schema: `main` by default, or an attached database's name (not `temp`).
     ///   - readOnly: open the image read-only; otherwise it can grow as it is written.
     /// - Throws: ``DatabaseError``: `SQLITE_NOTADB`, `SQLITE_CORRUPT`, `SQLITE_BUSY` while the schema is in use

@@ -27,7 +27,7 @@ private let libraryInitialization: ResultCode = SQLiteLibrary.initialize()
 public final class Database {
     // Mutable state is `@exclusivity(unchecked)`: a connection is confined to one thread at a time, and dynamic
     // exclusivity checks on every call would cost more than many of SQLite's own calls.
-    /// The SQLite connection, for calling ``SQLiteBindings`` directly; `nil` once closed.
+    /// The SQLite connection, for calling `SQLiteBindings` directly; `nil` once closed.
     @exclusivity(unchecked) public private(set) var handle: ConnectionHandle?
     /// The path given at open (`:memory:` for an in-memory database, empty for a temporary one).
     public let path: String

@@ -53,7 +53,7 @@ public protocol DatabaseAggregate {
 ///
 /// Related SQLite documentation: <https://sqlite.org/windowfunctions.html#user_defined_aggregate_window_functions>
 public protocol DatabaseWindowFunction: DatabaseAggregate {
-    /// Removes the oldest row added by ``step(_:)`` that is still in the frame.
+    /// Removes the oldest row added by ``DatabaseAggregate/step(_:)`` that is still in the frame.
     mutating func inverse(_ arguments: FunctionValues) throws
 
     /// The result for the current frame.

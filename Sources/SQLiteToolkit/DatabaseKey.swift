@@ -20,7 +20,7 @@
 /// The key's bytes live in one buffer that is overwritten with zeros when the last copy of the key is released,
 /// and the toolkit zeroes every temporary copy it makes for the codec. That narrows the time a key stays in
 /// memory; it does not protect against a debugger, a core dump or swapped-out pages while the key is alive, nor
-/// reach the `String` or array you built the key from. See docs/Encryption.md.
+/// reach the `String` or array you built the key from. See <doc:Encryption>.
 ///
 /// A key's `description` never shows its bytes.
 ///

@@ -17,8 +17,8 @@ import Foundation
 ///   to ``maximumReaderCount``; when all are busy, a read waits up to ``readerTimeout`` and then throws
 ///   ``DatabaseError/Reason/readerTimeout``. Readers are read-only (`PRAGMA query_only`): a write in a read throws
 ///   ``DatabaseError/Reason/writeInReadAccess``.
-/// - In WAL mode a read never blocks a write and a write never blocks a read. A ``barrierWrite(_:)`` waits for the
-///   reads in progress, keeps new ones waiting, and runs alone: for schema changes readers must not see half-done.
+/// - In WAL mode a read never blocks a write and a write never blocks a read. A ``barrierWrite(_:)-74mhk`` waits for
+///   the reads in progress, keeps new ones waiting, and runs alone: for schema changes readers must not see half-done.
 /// - Checkpoints are automatic (SQLite's default: when a commit leaves the WAL at 1000 pages or more);
 ///   ``checkpoint(_:)`` runs one in any mode.
 /// - Every connection, writer and readers, gets the set-up hook before its first use, so an encrypted database

@@ -14,7 +14,7 @@ import SQLiteBindings
 ///
 /// Related SQLite documentation: <https://sqlite.org/c3ref/stmt.html>
 public final class Statement {
-    /// The SQLite statement, for calling ``SQLiteBindings`` directly. Invalid once ``isFinalized``.
+    /// The SQLite statement, for calling `SQLiteBindings` directly. Invalid once ``isFinalized``.
     public let handle: StatementHandle
     /// The SQL text the statement was prepared from.
     public let sql: String

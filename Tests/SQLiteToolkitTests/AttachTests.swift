@@ -62,7 +62,7 @@ struct AttachTests {
         try db.detach("aux")
     }
 
-    /// The pattern of docs/SchemaAndMigrations.md, "One database per user": the app opens a guest database at
+    /// The pattern of the SchemaAndMigrations article, "One database per user": the app opens a guest database at
     /// launch; a user's own database is attached at sign-in as `user` and detached at sign-out. Statements name the
     /// schema (`user.note`), so the code never confuses two users' data.
     @Test("one database per user: attach at sign-in, detach at sign-out")

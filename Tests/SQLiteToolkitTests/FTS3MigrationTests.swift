@@ -2,7 +2,7 @@ import Foundation
 import SQLiteToolkit
 import Testing
 
-/// The migration of docs/MigratingFTS3Tokenizers.md, step by step: an FTS3 table made with FMDB's tokenizer
+/// The migration of the MigratingFTS3Tokenizers article, step by step: an FTS3 table made with FMDB's tokenizer
 /// module becomes an FTS5 table with a Swift tokenizer. Keep the two in step.
 @Suite("FTS3 tables of FMDB's tokenizer, rebuilt as FTS5")
 struct FTS3MigrationTests {

@@ -2,7 +2,7 @@ import Foundation
 import SQLiteToolkit
 import Testing
 
-/// The README's custom-function example, line for line, so it stays true. Keep the two in step.
+/// The README's custom-function example, line for line: `DocsSampleTests` checks that every line of it appears here.
 @Suite("README custom function")
 struct ReadmeFunctionTests {
     @Test("RemoveDiacritics(first_name) LIKE 'jose' matches both Jose and José")
@@ -11,10 +11,11 @@ struct ReadmeFunctionTests {
         try db.execute("CREATE TABLE person (first_name TEXT)")
         try db.execute("INSERT INTO person (first_name) VALUES ('Jose'), ('José'), ('Josie')")
 
-        // A custom SQL function written in Swift: typed arguments in, any bindable value (or nil for NULL) out
+        // Typed arguments in (read like Row's columns), any bindable value out (nil is NULL)
         try db.createFunction("RemoveDiacritics", options: [.deterministic, .innocuous]) { (text: String?) in
             text?.folding(options: .diacriticInsensitive, locale: nil)
         }
+        // Matches both "Jose" and "José"
         let rows = try db.query("SELECT first_name FROM person WHERE RemoveDiacritics(first_name) LIKE 'jose'")
         var names: [String] = []
         while let row = try rows.next() {

@@ -27,7 +27,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// The bindings micro-benchmark: `SELECT ?1 + 1`, bind, step, read, reset, `iterations` times.
     case bindStepColumnReset = "bind-step-column-reset"
 
-    // Encryption (docs/Encryption.md): the cost of a key at open, of key derivation per cipher, and of reading and
+    // Encryption (the Encryption article): the cost of a key at open, of key derivation per cipher, and of reading and
     // writing through each cipher against no key. Encrypted databases are files: these run on `wal` storage only.
     /// Open a file database, read its schema, close it; no key.
     case encryptionOpenNoKey = "encryption-open-no-key"

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// Keeps the articles' code samples from drifting away from the tests that compile them.
+///
+/// Every Swift code block of a DocC article names its test in the text after it: "Runs in `FileTests.swift`" when
+/// every line of the block appears, trimmed, as a line of that test file under Tests/SQLiteToolkitTests/ (the
+/// test may add lines of its own between them: `#expect`s, set-up), or "Mirrors `FileTests.swift`" when the
+/// test runs the same steps in other words (the file must exist). The README's samples are held to the same rule
+/// when they carry a marker; its Package.swift fragments carry none.
+@Suite("Docs: samples appear in their tests")
+struct DocsSampleTests {
+    /// The package's root: this file is Tests/SQLiteToolkitTests/DocsSampleTests.swift.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static let catalogs = ["Sources/SQLiteToolkit/SQLiteToolkit.docc", "Sources/SQLiteBindings/SQLiteBindings.docc"]
+
+    /// Every article of both catalogs, by path relative to the root.
+    static var articles: [String] {
+        catalogs.flatMap { catalog in
+            let names =
+                (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(catalog).path))
+            return (names ?? []).filter { $0.hasSuffix(".md") }.sorted().map { "\(catalog)/\($0)" }
+        }
+    }
+
+    /// A Swift code block and the marker that follows it.
+    struct Sample {
+        var line: Int
+        var code: [String]
+        var marker: (verbatim: Bool, file: String)?
+    }
+
+    static func samples(in text: String) -> [Sample] {
+        let lines = text.components(separatedBy: "\n")
+        var samples: [Sample] = []
+        var index = 0
+        while index < lines.count {
+            guard lines[index].trimmingCharacters(in: .whitespaces) == "```swift" else {
+                index += 1
+                continue
+            }
+            var sample = Sample(line: index + 1, code: [])
+            index += 1
+            while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces) != "```" {
+                sample.code.append(lines[index])
+                index += 1
+            }
+            index += 1
+            // The marker: in the prose after the block, before the next block or heading.
+            while index < lines.count, !lines[index].hasPrefix("```"), !lines[index].hasPrefix("#") {
+                if let marker = marker(in: lines[index]) {
+                    sample.marker = marker
+                    break
+                }
+                index += 1
+            }
+            samples.append(sample)
+        }
+        return samples
+    }
+
+    static func marker(in line: String) -> (verbatim: Bool, file: String)? {
+        for (word, verbatim) in [("Runs in `", true), ("Mirrors `", false)] {
+            guard let start = line.range(of: word) else { continue }
+            let rest = line[start.upperBound...]
+            guard let end = rest.firstIndex(of: "`") else { continue }
+            return (verbatim, String(rest[..<end]))
+        }
+        return nil
+    }
+
+    @Test("every Swift sample of every article names its test, and a verbatim one appears in it line by line")
+    func samplesAppearInTests() throws {
+        let articles = Self.articles
+        #expect(articles.count >= 10, "the catalogs were not found from \(Self.root.path)")
+        var checkedLines = 0
+        for article in articles {
+            checkedLines += try Self.check(article, requireMarkers: true)
+        }
+        #expect(checkedLines > 0)
+    }
+
+    @Test("the README's samples that name a test appear in it line by line")
+    func readmeSamplesAppearInTests() throws {
+        // The README also shows Package.swift fragments and shell commands, which no test can hold.
+        #expect(try Self.check("README.md", requireMarkers: false) > 0)
+    }
+
+    /// Checks the samples of the Markdown file at `path` (relative to the root); returns the lines compared.
+    static func check(_ path: String, requireMarkers: Bool) throws -> Int {
+        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        var checkedLines = 0
+        for sample in samples(in: text) {
+            guard let marker = sample.marker else {
+                if requireMarkers {
+                    Issue.record("\(path):\(sample.line): a Swift sample names no test (\"Runs in `…Tests.swift`\")")
+                }
+                continue
+            }
+            let testURL = root.appendingPathComponent("Tests/SQLiteToolkitTests/\(marker.file)")
+            guard let test = try? String(contentsOf: testURL, encoding: .utf8) else {
+                Issue.record("\(path):\(sample.line): no test file Tests/SQLiteToolkitTests/\(marker.file)")
+                continue
+            }
+            guard marker.verbatim else { continue }
+            let testLines = Set(test.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+            for line in sample.code {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.hasPrefix("import ") { continue }
+                checkedLines += 1
+                if !testLines.contains(trimmed) {
+                    Issue.record("\(path):\(sample.line): not in \(marker.file): \(trimmed)")
+                }
+            }
+        }
+        return checkedLines
+    }
+
+    @Test("the check finds a sample, its marker, and a line missing from its test")
+    func checkerSelfTest() {
+        let text = """
+            # Title
+
+            ```swift
+            let x = 1
+            ```
+
+            (Runs in `DocsGettingStartedTests.swift`.)
+
+            ```swift
+            let y = 2
+            ```
+
+            ## Next
+            """
+        let samples = Self.samples(in: text)
+        #expect(samples.count == 2)
+        #expect(samples.first?.code == ["let x = 1"])
+        #expect(samples.first?.marker?.file == "DocsGettingStartedTests.swift")
+        #expect(samples.first?.marker?.verbatim == true)
+        #expect(samples.last?.marker == nil)
+        #expect(Self.marker(in: "Mirrors `ChangesetTests.swift`.")?.verbatim == false)
+    }
+}
