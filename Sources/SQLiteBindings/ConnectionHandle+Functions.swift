@@ -6,9 +6,12 @@ import CSQLiteToolkit
 // per call of a scalar function, nor per row of an aggregate after its first row.
 
 /// The closures of one custom SQL function, whose address is the function's user data (`sqlite3_user_data`).
+///
+/// Each closure sets the call's result through its context, or throws: the trampoline reports the error to SQLite.
+/// A trampoline calls its closure directly, with no closure in between, so a call costs one indirect call beyond C.
 final class FunctionBox {
-    typealias Call = (FunctionContext, FunctionArguments) -> Void
-    typealias Result = (FunctionContext) -> Void
+    typealias Call = (FunctionContext, FunctionArguments) throws -> Void
+    typealias Result = (FunctionContext) throws -> Void
 
     /// `xFunc` of a scalar function, or `xStep` of an aggregate or window function.
     let call: Call
@@ -26,12 +29,6 @@ final class FunctionBox {
         self.inverse = inverse
     }
 
-    /// The box of the function that `context` is a call of.
-    static func of(_ context: OpaquePointer) -> FunctionBox? {
-        guard let userData = FunctionContext(rawValue: context).userData() else { return nil }
-        return Unmanaged<FunctionBox>.fromOpaque(userData).takeUnretainedValue()
-    }
-
     /// The `xDestroy` of every function made from a box: releases it.
     static let destroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { userData in
         guard let userData else { return }
@@ -39,111 +36,106 @@ final class FunctionBox {
     }
 }
 
-/// The state of one evaluation of an aggregate or window function (one group, one partition), stored in the
-/// evaluation's `sqlite3_aggregate_context` as a retained pointer and released by its final step.
-final class AggregateStateBox<State> {
-    // Confined to the thread running the statement; a dynamic exclusivity check per row would cost more than the
-    // step itself.
-    @exclusivity(unchecked) var state: State
-
-    init(_ state: State) {
-        self.state = state
-    }
-
-    /// The state box of the evaluation `context` belongs to, made from `initial` on its first call. `nil` when
-    /// SQLite is out of memory.
-    static func current(_ context: FunctionContext, initial: () -> State) -> AggregateStateBox<State>? {
-        guard let slot = context.aggregateContext(Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)) else {
-            return nil
-        }
-        // The slot is zeroed on the evaluation's first call: a nil pointer.
-        if let existing = slot.load(as: UnsafeMutableRawPointer?.self) {
-            return Unmanaged<AggregateStateBox<State>>.fromOpaque(existing).takeUnretainedValue()
-        }
-        let box = AggregateStateBox(initial())
-        slot.storeBytes(of: Unmanaged.passRetained(box).toOpaque(), as: UnsafeMutableRawPointer?.self)
-        return box
-    }
-
-    /// The state box of the evaluation, without making one: `nil` when no step ran (an aggregate over no rows).
-    static func existing(_ context: FunctionContext) -> AggregateStateBox<State>? {
-        guard let slot = context.aggregateContext(0), let existing = slot.load(as: UnsafeMutableRawPointer?.self)
-        else { return nil }
-        return Unmanaged<AggregateStateBox<State>>.fromOpaque(existing).takeUnretainedValue()
-    }
-
-    /// Takes the state box out of the evaluation, balancing the retain of ``current(_:initial:)``; `nil` when no
-    /// step ran. SQLite calls the final step exactly once per evaluation, also when the statement fails or is reset.
-    static func take(_ context: FunctionContext) -> AggregateStateBox<State>? {
-        guard let slot = context.aggregateContext(0), let existing = slot.load(as: UnsafeMutableRawPointer?.self)
-        else { return nil }
-        slot.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
-        return Unmanaged<AggregateStateBox<State>>.fromOpaque(existing).takeRetainedValue()
-    }
-}
-
-/// The trampolines of ``FunctionBox``, shared by every function.
+/// The trampolines of ``FunctionBox``, shared by every function. SQLite holds the box's retain for as long as the
+/// function exists, so a call borrows the box (`_withUnsafeGuaranteedRef`): no retain or release per call.
 private enum FunctionTrampoline {
     static let call: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
         context, count, values in
-        guard let context, let userData = FunctionContext(rawValue: context).userData() else { return }
-        // SQLite holds the box's retain for as long as the function exists, so no retain is needed for the call.
+        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
         Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
-            box.call(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
+            do {
+                try box.call(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
+            } catch {
+                reportError(error, to: FunctionContext(rawValue: context))
+            }
         }
     }
 
     static let final: @convention(c) (OpaquePointer?) -> Void = { context in
-        guard let context, let box = FunctionBox.of(context) else { return }
-        box.final?(FunctionContext(rawValue: context))
+        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
+        Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
+            do {
+                try box.final?(FunctionContext(rawValue: context))
+            } catch {
+                reportError(error, to: FunctionContext(rawValue: context))
+            }
+        }
     }
 
     static let value: @convention(c) (OpaquePointer?) -> Void = { context in
-        guard let context, let box = FunctionBox.of(context) else { return }
-        box.value?(FunctionContext(rawValue: context))
+        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
+        Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
+            do {
+                try box.value?(FunctionContext(rawValue: context))
+            } catch {
+                reportError(error, to: FunctionContext(rawValue: context))
+            }
+        }
     }
 
     static let inverse: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
         context, count, values in
-        guard let context, let box = FunctionBox.of(context) else { return }
-        box.inverse?(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
-    }
-}
-
-/// Makes the step of an aggregate or window function: applies `step` to the evaluation's state.
-private func stateStep<State>(
-    initialState: @escaping () -> State,
-    _ step: @escaping (inout State, FunctionArguments) throws -> Void
-) -> FunctionBox.Call {
-    // The box's type is resolved once here, not through a generic metadata lookup on every row.
-    let boxType = AggregateStateBox<State>.self
-    return { context, arguments in
-        guard let box = boxType.current(context, initial: initialState) else {
-            sqltk_sqlite3_result_error_nomem(context.rawValue)
-            return
-        }
-        do {
-            try step(&box.state, arguments)
-        } catch {
-            reportError(error, to: context)
+        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
+        Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
+            do {
+                try box.inverse?(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
+            } catch {
+                reportError(error, to: FunctionContext(rawValue: context))
+            }
         }
     }
 }
 
-/// Makes the final step of an aggregate or window function: releases the evaluation's state and passes it (or a
-/// fresh initial state when no step ran) to `final`.
-private func stateFinal<State>(
-    initialState: @escaping () -> State,
-    _ final: @escaping (FunctionContext, State) throws -> Void
-) -> FunctionBox.Result {
-    let boxType = AggregateStateBox<State>.self
-    return { context in
-        let state = boxType.take(context)?.state ?? initialState()
+extension FunctionContext {
+    /// The state of the aggregate evaluation (the group, the partition) this call belongs to, made by `initial` on
+    /// the evaluation's first call: a pointer to a `State` kept in the evaluation's `sqlite3_aggregate_context`.
+    /// `nil` when SQLite is out of memory.
+    ///
+    /// The state stays until ``takeAggregateState(_:)`` moves it out, which the function's final step must do
+    /// (SQLite calls the final step exactly once per evaluation, also when the statement fails or is reset, and
+    /// also when no step ran). Every call of one function must use the same `State` type.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/aggregate_context.html>
+    @inlinable
+    public func aggregateState<State>(
+        _ type: State.Type = State.self, initial: () throws -> State
+    ) rethrows -> UnsafeMutablePointer<State>? {
+        guard let slot = aggregateContext(Int32(MemoryLayout<UnsafeMutablePointer<State>?>.size)) else { return nil }
+        // The slot is zeroed on the evaluation's first call: a nil pointer.
+        if let state = slot.load(as: UnsafeMutablePointer<State>?.self) { return state }
+        let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         do {
-            try final(context, state)
+            state.initialize(to: try initial())
         } catch {
-            reportError(error, to: context)
+            state.deallocate()
+            throw error
         }
+        slot.storeBytes(of: state, as: UnsafeMutablePointer<State>?.self)
+        return state
+    }
+
+    /// The state made by ``aggregateState(_:initial:)`` for this call's evaluation, without making one: `nil` when
+    /// no step ran (a window function's value over an empty frame).
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/aggregate_context.html>
+    @inlinable
+    public func existingAggregateState<State>(_ type: State.Type = State.self) -> UnsafeMutablePointer<State>? {
+        guard let slot = aggregateContext(0) else { return nil }
+        return slot.load(as: UnsafeMutablePointer<State>?.self)
+    }
+
+    /// Moves the state made by ``aggregateState(_:initial:)`` out of the evaluation and frees its memory; `nil`
+    /// when no step ran (an aggregate over no rows). Call it from the final step.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/aggregate_context.html>
+    @inlinable
+    public func takeAggregateState<State>(_ type: State.Type = State.self) -> State? {
+        guard let slot = aggregateContext(0), let state = slot.load(as: UnsafeMutablePointer<State>?.self) else {
+            return nil
+        }
+        slot.storeBytes(of: nil, as: UnsafeMutablePointer<State>?.self)
+        defer { state.deallocate() }
+        return state.move()
     }
 }
 
@@ -175,22 +167,45 @@ extension ConnectionHandle {
         flags: FunctionFlags = .utf8,
         _ body: @escaping (FunctionContext, FunctionArguments) throws -> Void
     ) -> ResultCode {
-        let box = FunctionBox { context, arguments in
-            do {
-                try body(context, arguments)
-            } catch {
-                reportError(error, to: context)
-            }
-        }
         // SQLite calls `destroy` also when this call fails, so the box is never leaked.
-        return createFunction(
+        createFunction(
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            userData: Unmanaged.passRetained(box).toOpaque(),
+            userData: Unmanaged.passRetained(FunctionBox(call: body)).toOpaque(),
             function: FunctionTrampoline.call,
             step: nil,
             final: nil,
+            destroy: FunctionBox.destroy
+        )
+    }
+
+    /// Defines or replaces the aggregate SQL function `name` with a closure per row of a group (`step`) and one
+    /// for the group's result (`final`), which keep their state themselves, usually through
+    /// ``FunctionContext/aggregateState(_:initial:)`` and ``FunctionContext/takeAggregateState(_:)``.
+    ///
+    /// This is the form the state-keeping ``createAggregateFunction(name:argumentCount:flags:initialState:step:final:)``
+    /// builds on. SQLite calls `final` exactly once per group, also for a group with no rows and when the statement
+    /// fails or is reset. Errors thrown fail the statement as for ``createScalarFunction(name:argumentCount:flags:_:)``.
+    /// The closures run on the thread that runs the statement. They are released when the function is replaced
+    /// or removed, when the connection closes, or when this call fails.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    public func createAggregateFunction(
+        name: String,
+        argumentCount: Int32,
+        flags: FunctionFlags = .utf8,
+        step: @escaping (FunctionContext, FunctionArguments) throws -> Void,
+        final: @escaping (FunctionContext) throws -> Void
+    ) -> ResultCode {
+        createFunction(
+            name: name,
+            argumentCount: argumentCount,
+            flags: flags,
+            userData: Unmanaged.passRetained(FunctionBox(call: step, final: final)).toOpaque(),
+            function: nil,
+            step: FunctionTrampoline.call,
+            final: FunctionTrampoline.final,
             destroy: FunctionBox.destroy
         )
     }
@@ -213,6 +228,7 @@ extension ConnectionHandle {
     /// or removed, when the connection closes, or when this call fails.
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    @inlinable
     public func createAggregateFunction<State>(
         name: String,
         argumentCount: Int32,
@@ -221,18 +237,52 @@ extension ConnectionHandle {
         step: @escaping (inout State, FunctionArguments) throws -> Void,
         final: @escaping (FunctionContext, State) throws -> Void
     ) -> ResultCode {
-        let box = FunctionBox(
-            call: stateStep(initialState: initialState, step),
-            final: stateFinal(initialState: initialState, final)
-        )
-        return createFunction(
+        // Inlinable, so each closure below is specialized for `State` where the function is defined: a row costs
+        // no generic metadata lookup.
+        createAggregateFunction(
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            userData: Unmanaged.passRetained(box).toOpaque(),
-            function: nil,
+            step: { context, arguments in
+                guard let state = context.aggregateState(initial: initialState) else {
+                    context.resultErrorNoMemory()
+                    return
+                }
+                try step(&state.pointee, arguments)
+            },
+            final: { context in
+                try final(context, context.takeAggregateState(State.self) ?? initialState())
+            }
+        )
+    }
+
+    /// Defines or replaces the aggregate window function `name` with closures that keep their state themselves, as
+    /// ``createAggregateFunction(name:argumentCount:flags:step:final:)`` does: `step` adds a row entering the frame,
+    /// `inverse` removes one leaving it, `value` sets the result for the current frame, `final` the last result.
+    ///
+    /// This is the form the state-keeping
+    /// ``createWindowFunction(name:argumentCount:flags:initialState:step:inverse:value:final:)`` builds on.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/windowfunctions.html#user_defined_aggregate_window_functions>
+    public func createWindowFunction(
+        name: String,
+        argumentCount: Int32,
+        flags: FunctionFlags = .utf8,
+        step: @escaping (FunctionContext, FunctionArguments) throws -> Void,
+        inverse: @escaping (FunctionContext, FunctionArguments) throws -> Void,
+        value: @escaping (FunctionContext) throws -> Void,
+        final: @escaping (FunctionContext) throws -> Void
+    ) -> ResultCode {
+        createWindowFunction(
+            name: name,
+            argumentCount: argumentCount,
+            flags: flags,
+            userData: Unmanaged.passRetained(FunctionBox(call: step, final: final, value: value, inverse: inverse))
+                .toOpaque(),
             step: FunctionTrampoline.call,
             final: FunctionTrampoline.final,
+            value: FunctionTrampoline.value,
+            inverse: FunctionTrampoline.inverse,
             destroy: FunctionBox.destroy
         )
     }
@@ -257,6 +307,7 @@ extension ConnectionHandle {
     /// or removed, when the connection closes, or when this call fails.
     ///
     /// Related SQLite documentation: <https://sqlite.org/windowfunctions.html#user_defined_aggregate_window_functions>
+    @inlinable
     public func createWindowFunction<State>(
         name: String,
         argumentCount: Int32,
@@ -267,30 +318,34 @@ extension ConnectionHandle {
         value: @escaping (FunctionContext, State) throws -> Void,
         final: @escaping (FunctionContext, State) throws -> Void
     ) -> ResultCode {
-        let boxType = AggregateStateBox<State>.self
-        let box = FunctionBox(
-            call: stateStep(initialState: initialState, step),
-            final: stateFinal(initialState: initialState, final),
-            value: { context in
-                let state = boxType.existing(context)?.state ?? initialState()
-                do {
-                    try value(context, state)
-                } catch {
-                    reportError(error, to: context)
-                }
-            },
-            inverse: stateStep(initialState: initialState, inverse)
-        )
-        return createWindowFunction(
+        createWindowFunction(
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            userData: Unmanaged.passRetained(box).toOpaque(),
-            step: FunctionTrampoline.call,
-            final: FunctionTrampoline.final,
-            value: FunctionTrampoline.value,
-            inverse: FunctionTrampoline.inverse,
-            destroy: FunctionBox.destroy
+            step: { context, arguments in
+                guard let state = context.aggregateState(initial: initialState) else {
+                    context.resultErrorNoMemory()
+                    return
+                }
+                try step(&state.pointee, arguments)
+            },
+            inverse: { context, arguments in
+                guard let state = context.aggregateState(initial: initialState) else {
+                    context.resultErrorNoMemory()
+                    return
+                }
+                try inverse(&state.pointee, arguments)
+            },
+            value: { context in
+                if let state = context.existingAggregateState(State.self) {
+                    try value(context, state.pointee)
+                } else {
+                    try value(context, initialState())
+                }
+            },
+            final: { context in
+                try final(context, context.takeAggregateState(State.self) ?? initialState())
+            }
         )
     }
 

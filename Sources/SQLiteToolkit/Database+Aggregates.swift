@@ -29,14 +29,11 @@ extension Database {
             name: name,
             argumentCount: count,
             flags: options.flags,
-            initialState: { AggregateEvaluation<Aggregate>() },
-            step: { evaluation, arguments in
-                try Database.step(&evaluation, arguments, calls: calls) { try $0.step($1) }
+            step: { context, arguments in
+                try Database.step(context, arguments, Aggregate.self, calls: calls) { try $0.step($1) }
             },
-            final: { context, evaluation in
-                guard !evaluation.failed else { return }
-                let result = try calls.run { try evaluation.aggregate.finalize() }
-                result.databaseValue.setResult(of: context)
+            final: { context in
+                try Database.finish(context, Aggregate.self, calls: calls) { try $0.finalize() }
             }
         )
         try checkRegistration(code, name: name, argumentCount: argumentCount)
@@ -72,41 +69,64 @@ extension Database {
             name: name,
             argumentCount: count,
             flags: options.flags,
-            initialState: { AggregateEvaluation<Function>() },
-            step: { evaluation, arguments in
-                try Database.step(&evaluation, arguments, calls: calls) { try $0.step($1) }
+            step: { context, arguments in
+                try Database.step(context, arguments, Function.self, calls: calls) { try $0.step($1) }
             },
-            inverse: { evaluation, arguments in
-                try Database.step(&evaluation, arguments, calls: calls) { try $0.inverse($1) }
+            inverse: { context, arguments in
+                try Database.step(context, arguments, Function.self, calls: calls) { try $0.inverse($1) }
             },
-            value: { context, evaluation in
-                guard !evaluation.failed else { return }
-                let result = try calls.run { try evaluation.aggregate.value() }
+            value: { context in
+                guard let evaluation = context.existingAggregateState(AggregateEvaluation<Function>.self) else {
+                    let result = try calls.run { try Function().value() }
+                    result.databaseValue.setResult(of: context)
+                    return
+                }
+                guard !evaluation.pointee.failed else { return }
+                let result = try calls.run { try evaluation.pointee.aggregate.value() }
                 result.databaseValue.setResult(of: context)
             },
-            final: { context, evaluation in
-                guard !evaluation.failed else { return }
-                let result = try calls.run { try evaluation.aggregate.finalize() }
-                result.databaseValue.setResult(of: context)
+            final: { context in
+                try Database.finish(context, Function.self, calls: calls) { try $0.finalize() }
             }
         )
         try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 
-    /// Runs one step or inverse step of an evaluation, marking it failed when it throws.
+    /// Runs one step or inverse step of the evaluation `context` belongs to (making its instance on its first
+    /// row), marking it failed when it throws: its later steps are skipped and its instance is only released.
     @inlinable
     static func step<Aggregate: DatabaseAggregate>(
-        _ evaluation: inout AggregateEvaluation<Aggregate>,
+        _ context: FunctionContext,
         _ arguments: FunctionArguments,
+        _ type: Aggregate.Type,
         calls: FunctionCallState,
         _ body: (inout Aggregate, FunctionValues) throws -> Void
     ) throws {
-        guard !evaluation.failed else { return }
+        guard let evaluation = context.aggregateState(initial: { AggregateEvaluation<Aggregate>() }) else {
+            context.resultErrorNoMemory()
+            return
+        }
+        guard !evaluation.pointee.failed else { return }
         do {
-            try calls.run { try body(&evaluation.aggregate, FunctionValues(arguments)) }
+            try calls.run { try body(&evaluation.pointee.aggregate, FunctionValues(arguments)) }
         } catch {
-            evaluation.failed = true
+            evaluation.pointee.failed = true
             throw error
         }
+    }
+
+    /// Runs the final step of the evaluation `context` belongs to, on its instance (a fresh one when no step ran),
+    /// and releases the instance; sets nothing after a failed step, whose error already fails the statement.
+    @inlinable
+    static func finish<Aggregate: DatabaseAggregate>(
+        _ context: FunctionContext,
+        _ type: Aggregate.Type,
+        calls: FunctionCallState,
+        _ body: (Aggregate) throws -> Aggregate.Result
+    ) throws {
+        let evaluation = context.takeAggregateState(AggregateEvaluation<Aggregate>.self) ?? AggregateEvaluation()
+        guard !evaluation.failed else { return }
+        let result = try calls.run { try body(evaluation.aggregate) }
+        result.databaseValue.setResult(of: context)
     }
 }

@@ -2,7 +2,9 @@ import SQLiteBindings
 
 // Custom SQL functions on `Database`, built on the closure glue of `SQLiteBindings` (`createScalarFunction`,
 // `createAggregateFunction`, `createWindowFunction`): SQLite keeps each closure and releases it when the function is
-// replaced or removed and when the connection closes.
+// replaced or removed and when the connection closes. Each form hands SQLite one closure, specialized where the
+// function is defined (the typed and aggregate forms are inlinable), which runs the call in the connection's
+// callback scope and calls the user's closure; the C trampoline of SQLiteBindings calls it directly.
 //
 // Calling back into the same connection from a function:
 // - Allowed: queries and writes through the same `Database` (SQLite runs nested statements), reading its state.
@@ -77,13 +79,10 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (FunctionContext, FunctionArguments) throws -> Void
     ) throws {
-        let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
         let calls = functionCalls
-        let code = connection.createScalarFunction(name: name, argumentCount: count, flags: options.flags) {
-            context, arguments in
+        try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
             try calls.run { try body(context, arguments) }
         }
-        try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 
     /// Defines or replaces the SQL function `name` with a closure of typed arguments: the high-level form. The
@@ -117,12 +116,93 @@ extension Database {
     ) throws {
         var argumentCount = 0
         for _ in repeat (each Argument).self { argumentCount += 1 }
-        try createFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check per row.
-            var index = 0
-            let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index))
-            result.databaseValue.setResult(of: context)
+        let calls = functionCalls
+        // One closure, specialized here for the argument and result types, between SQLite's call and `body`.
+        try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
+            try calls.run {
+                // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check.
+                var index = 0
+                let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index))
+                result.databaseValue.setResult(of: context)
+            }
         }
+    }
+
+    // The pack form above reads its arguments through a loop over the pack that the optimizer leaves generic (a
+    // metadata lookup and a witness call per argument and row), so the common arities have overloads of their own,
+    // which overload resolution prefers: their reads are specialized for the argument types.
+
+    /// Defines or replaces the SQL function `name` of one typed argument: the high-level form (see the
+    /// parameter-pack `createFunction(_:options:_:)`), with the argument read without a generic call per row.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    @inlinable
+    public func createFunction<A: DatabaseValueConvertible, Result: DatabaseValueConvertible>(
+        _ name: String,
+        options: FunctionOptions = [],
+        _ body: @escaping (A) throws -> Result
+    ) throws {
+        let calls = functionCalls
+        try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
+            try calls.run { try body(A.read(from: arguments[0])).databaseValue.setResult(of: context) }
+        }
+    }
+
+    /// Defines or replaces the SQL function `name` of two typed arguments: the high-level form (see the
+    /// parameter-pack `createFunction(_:options:_:)`), with the arguments read without a generic call per row.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    @inlinable
+    public func createFunction<
+        A: DatabaseValueConvertible, B: DatabaseValueConvertible, Result: DatabaseValueConvertible
+    >(
+        _ name: String,
+        options: FunctionOptions = [],
+        _ body: @escaping (A, B) throws -> Result
+    ) throws {
+        let calls = functionCalls
+        try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
+            try calls.run {
+                try body(A.read(from: arguments[0]), B.read(from: arguments[1])).databaseValue.setResult(of: context)
+            }
+        }
+    }
+
+    /// Defines or replaces the SQL function `name` of three typed arguments: the high-level form (see the
+    /// parameter-pack `createFunction(_:options:_:)`), with the arguments read without a generic call per row.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    @inlinable
+    public func createFunction<
+        A: DatabaseValueConvertible, B: DatabaseValueConvertible, C: DatabaseValueConvertible,
+        Result: DatabaseValueConvertible
+    >(
+        _ name: String,
+        options: FunctionOptions = [],
+        _ body: @escaping (A, B, C) throws -> Result
+    ) throws {
+        let calls = functionCalls
+        try defineFunction(name, argumentCount: 3, options: options) { context, arguments in
+            try calls.run {
+                let result = try body(
+                    A.read(from: arguments[0]), B.read(from: arguments[1]), C.read(from: arguments[2]))
+                result.databaseValue.setResult(of: context)
+            }
+        }
+    }
+
+    /// Registers `call` as the function `name` as it is: the one closure between SQLite's call and the user's.
+    /// `call` runs the user's closure through ``FunctionCallState/run(_:)`` itself.
+    @inlinable
+    func defineFunction(
+        _ name: String,
+        argumentCount: Int?,
+        options: FunctionOptions,
+        _ call: @escaping (FunctionContext, FunctionArguments) throws -> Void
+    ) throws {
+        let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
+        let code = connection.createScalarFunction(name: name, argumentCount: count, flags: options.flags, call)
+        try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 
     /// Reads argument `index` as `Value` and moves `index` to the next argument.
@@ -163,9 +243,12 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (FunctionValues) throws -> Result
     ) throws {
-        try createFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            let result = try body(FunctionValues(arguments))
-            result.databaseValue.setResult(of: context)
+        let calls = functionCalls
+        try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
+            try calls.run {
+                let result = try body(FunctionValues(arguments))
+                result.databaseValue.setResult(of: context)
+            }
         }
     }
 

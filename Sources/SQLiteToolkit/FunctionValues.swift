@@ -30,13 +30,18 @@ public struct FunctionValues {
     ///   index out of range, or `SQLITE_MISMATCH` when the value cannot be read as `T`.
     @inlinable
     public func value<T: DatabaseValueConvertible>(at index: Int, as type: T.Type = T.self) throws -> T {
-        guard index >= 0, index < arguments.count else {
-            throw DatabaseError(
-                extendedCode: .range,
-                message: "function argument index \(index) is out of range: the call has \(arguments.count) arguments",
-                reason: .functionArgumentOutOfRange(index: index, count: arguments.count))
-        }
+        guard index >= 0, index < arguments.count else { throw outOfRange(index) }
         return try T.read(from: arguments[index])
+    }
+
+    /// The error for an argument index out of range; out of line, so ``value(at:as:)`` stays small enough to inline
+    /// into an aggregate's step.
+    @usableFromInline
+    func outOfRange(_ index: Int) -> DatabaseError {
+        DatabaseError(
+            extendedCode: .range,
+            message: "function argument index \(index) is out of range: the call has \(arguments.count) arguments",
+            reason: .functionArgumentOutOfRange(index: index, count: arguments.count))
     }
 
     /// The argument at `index` in its storage class; `.null` for an index out of range.

@@ -146,6 +146,39 @@ struct FunctionTests {
         #expect(counter.count == 3)
     }
 
+    @Test("the context form of an aggregate keeps its own state, released by its final step also after an error")
+    func aggregateContextForm() throws {
+        let database = try CallbackTestDatabase()
+        let counter = DeinitCounter()
+        typealias State = (canary: Canary, sum: Int64)
+        let code = database.handle.createAggregateFunction(
+            name: "summed",
+            argumentCount: 1,
+            step: { context, arguments in
+                guard let state = context.aggregateState(initial: { (canary: Canary(counter), sum: Int64(0)) }) else {
+                    context.resultErrorNoMemory()
+                    return
+                }
+                guard arguments[0].valueInt64() >= 0 else { throw PlainError() }
+                state.pointee.sum += arguments[0].valueInt64()
+            },
+            final: { context in
+                // No state when no step ran: -1 tells that case apart.
+                context.resultInt64(context.takeAggregateState(State.self)?.sum ?? -1)
+            }
+        )
+        #expect(code == .ok)
+        try database.execute("CREATE TABLE t(k, x); INSERT INTO t VALUES ('a', 2), ('a', 3), ('b', 5)")
+        #expect(try database.rows("SELECT k, summed(x) FROM t GROUP BY k ORDER BY k") == [["a", "5"], ["b", "5"]])
+        #expect(counter.count == 2)
+        #expect(try database.column("SELECT summed(x) FROM t WHERE 0") == ["-1"])
+        #expect(counter.count == 2)
+        try database.execute("INSERT INTO t VALUES ('a', -1)")
+        #expect(database.run("SELECT summed(x) FROM t") == .error)
+        #expect(database.errorMessage == "plain failure")
+        #expect(counter.count == 3)
+    }
+
     @Test("a window function computes a sum over a sliding frame")
     func windowFunction() throws {
         let database = try CallbackTestDatabase()

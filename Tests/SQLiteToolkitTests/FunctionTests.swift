@@ -230,6 +230,65 @@ struct FunctionTests {
         #expect(counter.released == 4)
     }
 
+    @Test("typed functions of three, four and five arguments read each argument in order")
+    func typedArities() throws {
+        let db = try Database()
+        try db.createFunction("three") { (a: Int, b: String, c: Double?) in "\(a)\(b)\(c ?? -1)" }
+        try db.createFunction("four") { (a: Int, b: Int, c: Int, d: Int) in a * 1000 + b * 100 + c * 10 + d }
+        try db.createFunction("five") { (a: Int, b: Int, c: Int, d: Int, e: Int) in "\([a, b, c, d, e])" }
+        #expect(try db.queryValue("SELECT three(1, 'x', NULL)", as: String.self) == "1x-1.0")
+        #expect(try db.queryValue("SELECT three('2', 'y', 0.5)", as: String.self) == "2y0.5")
+        #expect(try db.queryValue("SELECT four(1, 2, 3, 4)", as: Int.self) == 1234)
+        #expect(try db.queryValue("SELECT five(5, 4, 3, 2, 1)", as: String.self) == "[5, 4, 3, 2, 1]")
+        // NULL for a non-optional argument fails the statement.
+        #expect(throws: DatabaseError.self) { try db.queryValue("SELECT three(NULL, 'x', 1.0)", as: String.self) }
+        // Each arity is its own function: three arguments define no two-argument `three`.
+        #expect(throws: DatabaseError.self) { try db.queryValue("SELECT three(1, 'x')", as: String.self) }
+    }
+
+    @Test("the typed forms of every arity release their closure when replaced, removed and closed")
+    func typedAritiesRelease() throws {
+        let counter = ReleaseCounter()
+        let db = try Database()
+        do {
+            let one = counter.token()
+            let two = counter.token()
+            let three = counter.token()
+            let four = counter.token()
+            try db.createFunction("one") { (a: Int) -> Int in
+                _ = one
+                return a
+            }
+            try db.createFunction("two") { (a: Int, b: Int) -> Int in
+                _ = two
+                return a + b
+            }
+            try db.createFunction("three") { (a: Int, b: Int, c: Int) -> Int in
+                _ = three
+                return a + b + c
+            }
+            try db.createFunction("four") { (a: Int, b: Int, c: Int, d: Int) -> Int in
+                _ = four
+                return a + b + c + d
+            }
+        }
+        let sql = "SELECT one(1) + two(1, 2) + three(1, 2, 3) + four(1, 2, 3, 4)"
+        #expect(try db.queryValue(sql, as: Int.self) == 20)
+        #expect(counter.released == 0)
+        do {
+            let replacement = counter.token()
+            try db.createFunction("one") { (a: Int) -> Int in
+                _ = replacement
+                return -a
+            }
+        }
+        #expect(counter.released == 1)
+        try db.removeFunction("two", argumentCount: 2)
+        #expect(counter.released == 2)
+        db.close()
+        #expect(counter.released == 5)
+    }
+
     @Test("a refused registration releases the closure and throws a typed error")
     func refusedRegistration() throws {
         let counter = ReleaseCounter()
