@@ -19,9 +19,10 @@
 //       SECONDS; prints "ok worker W commits C savepoints S rollbacks R reads D busy B" (C counts every committed
 //       row, B the busy errors that reached a caller, which makes the worker fail); exits 1 on any error and 3 when a
 //       thread is still running SECONDS + 60 after the start, naming the thread and its operation
-//   sqltk-test-helper key-residue PATH
-//       uses a random raw key on an encrypted database at PATH, releases it, then scans its own writable memory
-//       for the key's bytes and hex text (KeyResidue.swift); prints "before N", "after N scanned BYTES" and the hits
+//   sqltk-test-helper key-residue PATH (raw|passphrase|unzeroed-copy)
+//       uses a random raw key (or passphrase) on an encrypted database at PATH, releases it, then scans its own
+//       writable memory for the key's bytes and hex text (KeyResidue.swift); prints "before N", "after N scanned
+//       BYTES" and the hits. `unzeroed-copy` also drops a copy of the raw key without zeroing it: the scan's control
 //
 // Later tests add their subcommands to `commands`.
 
