@@ -131,9 +131,10 @@ func soak(_ arguments: [String]) throws {
     let board = SoakBoard(threads: threads)
     let deadline = Date(timeIntervalSinceNow: seconds)
     let done = DispatchGroup()
+    var workers: [Thread] = []
     for thread in 0..<threads {
         done.enter()
-        Thread {
+        let worker = Thread {
             var counts = SoakCounts()
             var failure: String?
             do {
@@ -143,7 +144,9 @@ func soak(_ arguments: [String]) throws {
             }
             board.finish(thread, counts, failure: failure)
             done.leave()
-        }.start()
+        }
+        workers.append(worker)
+        worker.start()
     }
     // The watchdog: a thread that has not finished a minute after the end is stuck (a deadlock, or a wait that
     // never times out).
@@ -152,6 +155,10 @@ func soak(_ arguments: [String]) throws {
         FileHandle.standardOutput.write(Data("stuck worker \(worker): \(board.stuck.joined(separator: ", "))\n".utf8))
         exit(3)
     }
+    // Each thread still holds the queue or pool until it has fully exited: wait for that, so the last reference
+    // goes away here and not in a thread the process ends under (LeakSanitizer reports such objects as leaks).
+    while workers.contains(where: { !$0.isFinished }) { usleep(1000) }
+    workers.removeAll()
     try access.close()
     if let failure = board.firstFailure { throw SoakInconsistency(description: failure) }
     let total = board.total
