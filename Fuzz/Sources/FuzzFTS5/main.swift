@@ -1,12 +1,13 @@
 // libFuzzer target: the FTS5 tokenizer path, with a tokenizer written in Swift (createTokenizer) and wrapper
 // tokenizers (createWrapperTokenizer) over random text, valid UTF-8 or not.
 //
-// Input: a selector byte, then up to four documents and a query, separated by NUL bytes. Documents are stored as
-// text (repaired to valid UTF-8) or, by the selector, as their raw bytes cast to TEXT (invalid UTF-8 reaches the
-// tokenizers, which must refuse it with an error). The Swift tokenizer can also be told, by the table's arguments,
-// to emit a byte range past the text's end or to throw. Then MATCH queries (the query as FTS5 syntax and as one
-// quoted phrase) with highlight(), snippet() and bm25(), and FTS5's integrity check. Invariants: highlight() of a
-// stored document without its markers is the document; a table whose tokenizer behaves passes integrity-check.
+// Input: a selector byte (raw bytes or text, the wrapper's transform, which two tables), then up to four documents
+// and a query, separated by NUL bytes. Documents are stored as text (repaired to valid UTF-8) or, by the selector,
+// as their raw bytes cast to TEXT (invalid UTF-8 reaches the tokenizers, which must refuse it with an error). The
+// Swift tokenizer can also be told, by the table's arguments, to emit a byte range past the text's end or to
+// throw. Then MATCH queries (the query as FTS5 syntax and as one quoted phrase) with highlight(), snippet() and
+// bm25(), and FTS5's integrity check. Invariants: highlight() of a stored document without its markers is the
+// document; a table whose tokenizer behaves passes integrity-check.
 // Build and run with Fuzz/run.
 import CFuzzerDriver
 import Foundation
@@ -43,9 +44,12 @@ final class WordTokenizer: FTS5Tokenizer {
     }
 }
 
-/// The tables of one input: name, tokenize option, and whether highlight() must give the document back.
-let tables: [(name: String, tokenize: String, checked: Bool)] = [
+/// The tables an input can use: name, tokenize option, and whether highlight() must give the document back. Each
+/// input makes two, chosen by its selector: one with the Swift tokenizer, one with a wrapper tokenizer.
+let swiftTables: [(name: String, tokenize: String, checked: Bool)] = [
     ("words", "swift", true), ("bad", "swift bad", false), ("throwing", "swift throw", false),
+]
+let wrapperTables: [(name: String, tokenize: String, checked: Bool)] = [
     ("folded", "fold unicode61 remove_diacritics 2", true), ("stemmed", "fold porter ascii", true),
     ("trigram", "fold trigram", true),
 ]
@@ -63,6 +67,7 @@ public func fuzzFTS5(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let raw = selector & 1 == 1
     // The wrapper's transform, chosen by the input: fold, drop long tokens, or give empty tokens.
     let transform = (selector >> 1) % 3
+    let tables = [swiftTables[Int(selector >> 3) % 3], wrapperTables[Int(selector >> 5) % 3]]
     do {
         let db = try fuzzDatabase()
         try db.createTokenizer("swift") { arguments in WordTokenizer(mode: arguments.first ?? "") }
