@@ -19,6 +19,17 @@ let package = Package(
         .executableTarget(name: "FuzzSQL", dependencies: ["FuzzSupport", "CFuzzerDriver"]),
         // Random stored values (every storage class, invalid UTF-8, date-shaped text) read as every type.
         .executableTarget(name: "FuzzTypedReads", dependencies: ["FuzzSupport", "CFuzzerDriver"]),
+        // Random values into custom functions: typed, variadic, low-level, aggregates and window functions.
+        .executableTarget(name: "FuzzFunctions", dependencies: ["FuzzSupport", "CFuzzerDriver"]),
+        // Random text through Swift and wrapper FTS5 tokenizers, MATCH queries, highlight() and snippet().
+        .executableTarget(name: "FuzzFTS5", dependencies: ["FuzzSupport", "CFuzzerDriver"]),
+        // sqltk's CSV import: Sources/sqltk/CSVReader.swift and CSVImport.swift, compiled here through links.
+        .executableTarget(
+            name: "FuzzCSVImport",
+            dependencies: [
+                "FuzzSupport", "CFuzzerDriver", .product(name: "SQLiteToolkit", package: "SQLiteToolkit"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

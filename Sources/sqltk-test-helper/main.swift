@@ -11,6 +11,18 @@
 //       `jitter:MIN:MAX:SECONDS` (sleeps of MIN to MAX microseconds); SYNCHRONOUS: off, normal or full
 //   sqltk-test-helper spin SECONDS
 //       keeps one CPU busy for SECONDS, to starve the other processes
+//   sqltk-test-helper create-soak PATH (wal|delete) [KEYHEX]
+//       creates the tables of the contention soak: `counter (id, value)` with one row of value 0, and `log (worker,
+//       thread, n)`, in that journal mode, encrypted with the raw key KEYHEX (64 hex digits) when given
+//   sqltk-test-helper soak PATH (queue|pool) WORKER THREADS SECONDS [KEYHEX]
+//       the contention soak's worker (Soak.swift): THREADS threads share one DatabaseQueue or DatabasePool for
+//       SECONDS; prints "ok worker W commits C savepoints S rollbacks R reads D busy B" (C counts every committed
+//       row, B the busy errors that reached a caller, which makes the worker fail); exits 1 on any error and 3 when a
+//       thread is still running SECONDS + 60 after the start, naming the thread and its operation
+//   sqltk-test-helper key-residue PATH (raw|passphrase|unzeroed-copy)
+//       uses a random raw key (or passphrase) on an encrypted database at PATH, releases it, then scans its own
+//       writable memory for the key's bytes and hex text (KeyResidue.swift); prints "before N", "after N scanned
+//       BYTES" and the hits. `unzeroed-copy` also drops a copy of the raw key without zeroing it: the scan's control
 //
 // Later tests add their subcommands to `commands`.
 
@@ -26,6 +38,9 @@ let commands: [String: ([String]) throws -> Void] = [
     "create-counter": createCounter,
     "increment": increment,
     "spin": spin,
+    "create-soak": createSoak,
+    "soak": soak,
+    "key-residue": keyResidue,
 ]
 
 func createCounter(_ arguments: [String]) throws {

@@ -196,29 +196,15 @@ extension Shell {
         } catch let failure as CSVReader.Failure {
             throw Failure("\(path): \(failure)")
         }
-        guard let header = records.first else { throw Failure("\(path) is empty: it needs a header row") }
-        let columns = header.fields.map(Self.quoted).joined(separator: ", ")
-        let exists = try database.queryValue(
-            "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", table,
-            as: Int.self)
+        guard !records.isEmpty else { throw Failure("\(path) is empty: it needs a header row") }
         let progress = ProgressBar("import", enabled: isErrorTerminal)
         defer { progress.finish() }
-        try database.transaction { db in
-            if exists == 0 {
-                let definitions = header.fields.map { Self.quoted($0) + " TEXT" }.joined(separator: ", ")
-                try db.execute("CREATE TABLE \(Self.quoted(table)) (\(definitions))")
-            }
-            let placeholders = Array(repeating: "?", count: header.fields.count).joined(separator: ", ")
-            let insert = try db.prepare("INSERT INTO \(Self.quoted(table)) (\(columns)) VALUES (\(placeholders))")
-            for (index, record) in records.dropFirst().enumerated() {
-                guard record.fields.count == header.fields.count else {
-                    throw Failure(
-                        "\(path), line \(record.line): \(record.fields.count) fields, but the header has "
-                            + "\(header.fields.count); nothing was imported")
-                }
-                try insert.execute(arguments: StatementArguments(record.fields.map { DatabaseValue.text($0) }))
-                progress.update(done: index + 1, total: records.count - 1)
-            }
+        do {
+            try CSVImport.insert(records, into: table, in: database) { progress.update(done: $0, total: $1) }
+        } catch let mismatch as CSVImport.FieldCountMismatch {
+            throw Failure(
+                "\(path), line \(mismatch.line): \(mismatch.fields) fields, but the header has "
+                    + "\(mismatch.headerFields); nothing was imported")
         }
     }
 

@@ -5,7 +5,8 @@ import Testing
 /// A seeded randomized test of the public API against a model in Swift: random sequences of writes (positional,
 /// named and interpolated arguments), scans, typed reads of every type from every storage class, transactions that
 /// commit or roll back, nested savepoints, cursors left open, statements kept by the caller, close, reopen and use
-/// after close. After every step it checks invariants: the table equals the model, typed reads give what SQLite's
+/// after close, callbacks (a function, a trace) that query the same connection, and callbacks (trace, progress
+/// handler, function) that close it while their statement runs. After every step it checks invariants: the table equals the model, typed reads give what SQLite's
 /// conversions promise, the open-cursor count matches the cursors still reading, and a closed connection (and
 /// everything it made) throws `connectionClosed` instead of crashing.
 ///
@@ -120,7 +121,7 @@ struct Model {
     // MARK: Steps
 
     mutating func step() throws {
-        switch random.next() % 20 {
+        switch random.next() % 22 {
         case 0, 1, 2: try insert()
         case 3: try update()
         case 4: try delete()
@@ -134,6 +135,8 @@ struct Model {
         case 15: db.clearStatementCache()
         case 16: try closeAndUse()
         case 17: try checkRandomRowReads()
+        case 20: try reenterFromCallback()
+        case 21: try closeFromCallback()
         default: try insert()
         }
         try checkCursorCount()
@@ -407,6 +410,119 @@ struct Model {
         }
         db.interrupt()  // harmless on a closed connection
         #expect(db.lastInsertRowID == 0)
+        try open()
+        try checkTable()
+    }
+
+    // MARK: Callbacks
+
+    /// A callback that uses its own connection while the statement that called it runs: a function that reads
+    /// `kv`, a trace that counts `kv` before each statement, a function that writes to another table per row.
+    mutating func reenterFromCallback() throws {
+        // SQLite refuses to replace or remove a function while any statement of the connection is active (a
+        // part-read cursor): SQLITE_BUSY.
+        closeCursors()
+        let db = self.db
+        switch random.next() % 3 {
+        case 0:
+            try db.createFunction("model_value") { (id: Int64) -> DatabaseValue in
+                try db.queryValue("SELECT v FROM kv WHERE id = ?", id, as: DatabaseValue.self) ?? .null
+            }
+            var found: [Int64: DatabaseValue] = [:]
+            let cursor = try db.query("SELECT id, model_value(id) FROM kv ORDER BY id")
+            while let row = try cursor.next() { found[try row.value(at: 0, as: Int64.self)] = row[1] }
+            #expect(found == rows)
+            try db.removeFunction("model_value", argumentCount: 1)
+        case 1:
+            // The trace's own query is traced too: the flag keeps it from recursing.
+            var isInside = false
+            var counts: [Int] = []
+            try db.trace { _ in
+                guard !isInside else { return }
+                isInside = true
+                defer { isInside = false }
+                counts.append((try? db.queryValue("SELECT count(*) FROM kv", as: Int.self)) ?? -1)
+            }
+            let before = rows.count
+            try insert()
+            try db.trace(nil)
+            #expect(counts == [before])
+        default:
+            try db.execute("CREATE TABLE IF NOT EXISTS calls (id INTEGER)")
+            try db.execute("DELETE FROM calls")
+            try db.createFunction("log_call") { (id: Int64) -> Int64 in
+                try db.execute("INSERT INTO calls (id) VALUES (?)", id)
+                return id
+            }
+            let ids = try db.query("SELECT log_call(id) FROM kv ORDER BY id").map {
+                try $0.value(at: 0, as: Int64.self)
+            }
+            #expect(ids == rows.keys.sorted())
+            #expect(try db.queryValue("SELECT count(*) FROM calls", as: Int.self) == rows.count)
+            try db.removeFunction("log_call", argumentCount: 1)
+        }
+        try checkTable()
+    }
+
+    /// Closes the connection from inside a callback while a statement runs: a trace during an insert (the insert
+    /// finishes), a progress handler during a count, a function while a cursor reads, a trace while a cursor
+    /// reads. Afterwards the connection reports closed, every later use throws `connectionClosed`, nothing it
+    /// made is still counted open, and a new connection sees the model.
+    mutating func closeFromCallback() throws {
+        guard !db.isInTransaction else { return }
+        let db = self.db
+        /// A statement interrupted by the close may throw, and then only `connectionClosed`.
+        func expectClosedOrSuccess(_ body: () throws -> Void) {
+            do {
+                try body()
+            } catch let error as DatabaseError {
+                #expect(error.reason == .connectionClosed, "\(error)")
+            } catch {
+                Issue.record("\(type(of: error)) is not a DatabaseError")
+            }
+        }
+        switch random.next() % 4 {
+        case 0:
+            // The traced insert runs to its end and commits; the close follows it.
+            try db.trace { _ in db.close() }
+            let value = Self.randomValue(&random)
+            try db.execute("INSERT INTO kv (id, v) VALUES (?, ?)", nextID, value)
+            rows[nextID] = Self.stored(value)
+            nextID += 1
+        case 1:
+            try db.setProgressHandler(every: 1) {
+                db.close()
+                return false
+            }
+            expectClosedOrSuccess { _ = try db.queryValue("SELECT count(*) FROM kv", as: Int.self) }
+        case 2:
+            try db.createFunction("close_now") { (value: DatabaseValue) -> DatabaseValue in
+                db.close()
+                return value
+            }
+            expectClosedOrSuccess {
+                let cursor = try db.query("SELECT close_now(x) FROM (SELECT 0 AS x UNION ALL SELECT id FROM kv)")
+                while try cursor.next() != nil {}
+            }
+        default:
+            try db.trace { _ in db.close() }
+            expectClosedOrSuccess {
+                let cursor = try db.query("SELECT id, v FROM kv ORDER BY id")
+                while let row = try cursor.next() { readEveryType(row, at: 1) }
+            }
+        }
+        #expect(!db.isOpen)
+        #expect(db.openCursors == 0)
+        #expect(!db.isInTransaction)
+        for (name, call) in [
+            ("execute", { try db.execute("SELECT 1") }), ("query", { _ = try db.query("SELECT 1") }),
+            ("createFunction", { try db.createFunction("f") { (x: Int) in x } }),
+            ("trace", { try db.trace { _ in } }),
+        ] as [(String, () throws -> Void)] {
+            let error = try #require(throws: DatabaseError.self, "\(name) after a close in a callback") { try call() }
+            #expect(error.reason == .connectionClosed, "\(name) after a close in a callback")
+        }
+        db.close()  // closing again does nothing
         try open()
         try checkTable()
     }
