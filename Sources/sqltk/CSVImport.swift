@@ -19,17 +19,17 @@ enum CSVImport {
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws {
         guard let header = records.first else { return }
-        let columns = header.fields.map(quoted).joined(separator: ", ")
+        let columns = header.fields.map(quotedIdentifier).joined(separator: ", ")
         let exists = try database.queryValue(
             "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", table,
             as: Int.self)
         try database.transaction { db in
             if exists == 0 {
-                let definitions = header.fields.map { quoted($0) + " TEXT" }.joined(separator: ", ")
-                try db.execute("CREATE TABLE \(quoted(table)) (\(definitions))")
+                let definitions = header.fields.map { quotedIdentifier($0) + " TEXT" }.joined(separator: ", ")
+                try db.execute("CREATE TABLE \(quotedIdentifier(table)) (\(definitions))")
             }
             let placeholders = Array(repeating: "?", count: header.fields.count).joined(separator: ", ")
-            let insert = try db.prepare("INSERT INTO \(quoted(table)) (\(columns)) VALUES (\(placeholders))")
+            let insert = try db.prepare("INSERT INTO \(quotedIdentifier(table)) (\(columns)) VALUES (\(placeholders))")
             for (index, record) in records.dropFirst().enumerated() {
                 guard record.fields.count == header.fields.count else {
                     throw FieldCountMismatch(
@@ -39,10 +39,5 @@ enum CSVImport {
                 progress(index + 1, records.count - 1)
             }
         }
-    }
-
-    /// `name` as an SQL identifier in double quotes.
-    static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -178,11 +178,6 @@ extension Shell {
         for name in names { writeOutput(name + "\n") }
     }
 
-    /// `name` as an SQL identifier in double quotes.
-    static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
     // MARK: - Import
 
     /// Imports the CSV file at `path` into `table`: the first record names the columns; a missing table is created
