@@ -68,6 +68,12 @@ extension Database {
         /// ``Cipher/sqlcipher(version:kdfIterations:pageSize:usesHMAC:kdfAlgorithm:hmacAlgorithm:plaintextHeaderSize:)``
         /// for files SQLCipher reads and writes. Ignored without a key.
         public var cipher: Cipher = .default
+        /// How every `Date` bound on the connection is stored: ``Database/DateStorage/unixSeconds`` (REAL, the
+        /// default), ``Database/DateStorage/iso8601`` (TEXT) or ``Database/DateStorage/julianDay`` (REAL). Reads
+        /// accept every form (see ``Database/DateStorage``).
+        ///
+        /// Related SQLite documentation: <https://sqlite.org/lang_datefunc.html>
+        public var dateStorage: DateStorage = .unixSeconds
 
         /// The defaults.
         public init() {}

@@ -30,11 +30,23 @@ public protocol DatabaseValueConvertible {
     /// Binds the value to the parameter at `index` (1-based). The default binds ``databaseValue``.
     func bind(to statement: StatementHandle, at index: Int32) throws
 
+    /// Binds the value to the parameter at `index` (1-based) of a statement of the toolkit, which knows its
+    /// connection's settings: every bind of the toolkit goes through here. The default calls
+    /// ``bind(to:at:)-(StatementHandle,_)``; `Date` overrides it to follow the connection's
+    /// ``Database/Configuration/dateStorage``. Implement it only for a type whose stored form depends on the
+    /// connection.
+    func bind(to statement: Statement, at index: Int32) throws
+
     /// Reads the value of column `index` (0-based) of the current row; for NULL it returns ``readNull()``. The
     /// default reads a ``DatabaseValue`` and calls ``fromDatabaseValue(_:)``. The standard types read the value
     /// first and ask for the column's type only when the value could be NULL (0, empty), so most reads make one
     /// call into SQLite.
     static func read(from statement: StatementHandle, at index: Int32) throws -> Self
+
+    /// Reads the value of column `index` (0-based) of the current row of a statement of the toolkit: every read of
+    /// ``Row`` goes through here. The default calls ``read(from:at:)-(StatementHandle,_)``; `Date` overrides it
+    /// to read numbers in the unit of the connection's ``Database/Configuration/dateStorage``.
+    static func read(from statement: Statement, at index: Int32) throws -> Self
 
     /// The value read from NULL. The default throws `SQLITE_MISMATCH`: only `Optional` reads NULL (as `nil`).
     static func readNull() throws -> Self
@@ -49,6 +61,18 @@ extension DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         try databaseValue.bind(to: statement, at: index)
+    }
+
+    /// Binds through the statement's handle: the value's stored form does not depend on the connection.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
+    /// Reads through the statement's handle: the value's reading does not depend on the connection.
+    @inlinable
+    public static func read(from statement: Statement, at index: Int32) throws -> Self {
+        try read(from: statement.handle, at: index)
     }
 
     /// Reads a ``DatabaseValue`` and converts it with ``fromDatabaseValue(_:)``.
@@ -381,6 +405,22 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Wrapped? {
         if statement.columnType(index) == .null { return nil }
+        return try Wrapped.read(from: statement, at: index)
+    }
+
+    /// Binds NULL for `nil`, else the wrapped value with the connection's settings.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        switch self {
+        case .none: try check(bind: statement.handle.bindNull(index), at: index, of: statement.handle)
+        case .some(let value): try value.bind(to: statement, at: index)
+        }
+    }
+
+    /// Reads `nil` for NULL, else the wrapped value with the connection's settings.
+    @inlinable
+    public static func read(from statement: Statement, at index: Int32) throws -> Wrapped? {
+        if statement.handle.columnType(index) == .null { return nil }
         return try Wrapped.read(from: statement, at: index)
     }
 

@@ -154,7 +154,7 @@ public struct Row {
     @inlinable
     func read<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int32) throws -> T {
         do {
-            return try T.read(from: statement.handle, at: index)
+            return try T.read(from: statement, at: index)
         } catch {
             throw readError(error, at: index)
         }

@@ -67,6 +67,9 @@ public final class Statement {
     /// Whether the statement only reads (`SELECT`, most `PRAGMA`s), per `sqlite3_stmt_readonly`; asked once at
     /// prepare, so it stays readable after the statement is finalized.
     public let isReadOnly: Bool
+    /// How the connection stores dates, copied at prepare so a `Date` bind reaches it without going through the
+    /// unowned reference to the connection.
+    @usableFromInline let dateStorage: Database.DateStorage
 
     init(handle: StatementHandle, sql: String, database: Database, isCached: Bool) {
         self.handle = handle
@@ -76,6 +79,7 @@ public final class Statement {
         self.parameterCount = handle.bindParameterCount()
         self.columnCount = handle.columnCount()
         self.isReadOnly = handle.isReadOnly()
+        self.dateStorage = database.configuration.dateStorage
     }
 
     deinit {
@@ -236,7 +240,7 @@ public final class Statement {
         checksColumnsAfterStep = true
         var index: Int32 = 1
         for argument in repeat each arguments {
-            try argument.bind(to: handle, at: index)
+            try argument.bind(to: self, at: index)
             index += 1
         }
     }
@@ -290,10 +294,10 @@ public final class Statement {
             try bindNamed(dictionary, repeated: repeated)
             return
         }
-        try first.1.bind(to: handle, at: 1)
+        try first.1.bind(to: self, at: 1)
         var index: Int32 = 2
         for (_, value) in repeat each rest {
-            try value.bind(to: handle, at: index)
+            try value.bind(to: self, at: index)
             index += 1
         }
     }
