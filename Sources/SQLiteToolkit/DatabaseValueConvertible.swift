@@ -150,6 +150,12 @@ extension DatabaseValue: DatabaseValueConvertible {
         }
     }
 
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
     /// `.null`: a `DatabaseValue` holds NULL itself, so reading NULL as one never throws.
     @inlinable
     public static func readNull() -> DatabaseValue { .null }
@@ -189,6 +195,12 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
                 "a \(Self.self) above Int64.max does not fit SQLite's 64-bit signed integers", reason: .valueMismatch)
         }
         try check(bind: statement.bindInt64(index, value), at: index, of: statement)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as SQLite's 64-bit integer; throws `SQLITE_MISMATCH` when it does not fit the type.
@@ -239,6 +251,12 @@ extension Double: DatabaseValueConvertible {
         try check(bind: statement.bindDouble(index, self), at: index, of: statement)
     }
 
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
     /// Reads the column as a double, with SQLite's conversions.
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Double {
@@ -261,6 +279,12 @@ extension Float: DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         try Double(self).bind(to: statement, at: index)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as a double, narrowed to `Float`.
@@ -291,6 +315,12 @@ extension Bool: DatabaseValueConvertible {
         try check(bind: statement.bindInt64(index, self ? 1 : 0), at: index, of: statement)
     }
 
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
     /// Reads the column as an integer: non-zero is `true` (text is converted as SQLite does).
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Bool {
@@ -316,6 +346,12 @@ extension String: DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         try check(bind: statement.bindText(index, self), at: index, of: statement)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`).
@@ -346,6 +382,12 @@ extension Data: DatabaseValueConvertible {
         try check(bind: code, at: index, of: statement)
     }
 
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
     /// Reads the column as bytes (text gives its UTF-8).
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Data {
@@ -369,6 +411,12 @@ extension [UInt8]: DatabaseValueConvertible {
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         let code = withUnsafeBytes { statement.bindBlob(index, $0) }
         try check(bind: code, at: index, of: statement)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as bytes (text gives its UTF-8).

@@ -234,15 +234,41 @@ public final class Statement {
     @inlinable
     public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws {
         try checkUsable()
-        var count: Int32 = 0
-        for _ in repeat each arguments { count += 1 }
+        let count = Statement.count(repeat (each Value).self)
         guard count == parameterCount else { throw argumentCountError(given: Int(count)) }
         checksColumnsAfterStep = true
         var index: Int32 = 1
-        for argument in repeat each arguments {
-            try argument.bind(to: self, at: index)
-            index += 1
+        // A `repeat` expression rather than a `for` loop over the pack: the loop copies each value through its
+        // value witnesses before binding it; the expression passes it borrowed.
+        repeat try bindArgument(each arguments, at: &index)
+    }
+
+    /// The number of types in a pack, counted without touching any value.
+    @inlinable
+    static func count<each Value>(_ types: repeat (each Value).Type) -> Int32 {
+        var count: Int32 = 0
+        for _ in repeat each types { count += 1 }
+        return count
+    }
+
+    /// Binds one argument of a pack at `index`, and moves `index` on.
+    @inlinable @inline(__always)
+    func bindArgument<Value: DatabaseValueConvertible>(_ value: Value, at index: inout Int32) throws {
+        try value.bind(to: self, at: index)
+        index += 1
+    }
+
+    /// Binds one `(name, value)` pair at `position` (0-based) while every pair so far named the parameter at its
+    /// position; clears `inOrder` at the first that does not, after which nothing more is bound here.
+    @inlinable @inline(__always)
+    func bindPairInOrder<Value: DatabaseValueConvertible>(
+        _ pair: (String, Value), names: [String?], position: inout Int, inOrder: inout Bool
+    ) throws {
+        if inOrder {
+            inOrder = position < names.count && Statement.parameterName(names[position], matches: pair.0)
+            if inOrder { try pair.1.bind(to: self, at: Int32(truncatingIfNeeded: position + 1)) }
         }
+        position += 1
     }
 
     /// The error of a positional argument count that differs from the parameter count.
@@ -277,15 +303,16 @@ public final class Statement {
         try checkUsable()
         checksColumnsAfterStep = true
         let names = parameterNamesWithoutPrefix()
+        // One pass over the pairs, each compared with the parameter at its position and bound at once: every pass
+        // over a pack of tuples looks up each tuple's type metadata and copies the tuple.
         var inOrder = !names.isEmpty && Statement.parameterName(names[0], matches: first.0)
+        if inOrder { try first.1.bind(to: self, at: 1) }
         var position = 1
-        for (name, _) in repeat each rest {
-            if inOrder {
-                inOrder = position < names.count && Statement.parameterName(names[position], matches: name)
-            }
-            position += 1
-        }
+        repeat try bindPairInOrder(each rest, names: names, position: &position, inOrder: &inOrder)
         guard inOrder, position == names.count else {
+            // Nothing stays bound from the pass above: the dictionary binds every parameter, or clears them all
+            // and throws.
+            _ = handle.clearBindings()
             var dictionary: [String: (any DatabaseValueConvertible)?] = [first.0: first.1]
             var repeated: String?
             for (name, value) in repeat each rest {
@@ -293,12 +320,6 @@ public final class Statement {
             }
             try bindNamed(dictionary, repeated: repeated)
             return
-        }
-        try first.1.bind(to: self, at: 1)
-        var index: Int32 = 2
-        for (_, value) in repeat each rest {
-            try value.bind(to: self, at: index)
-            index += 1
         }
     }
 
