@@ -41,7 +41,19 @@ public final class Statement {
     /// Whether the next step is the first of a run, after which the columns are checked against a re-preparation.
     @exclusivity(unchecked) @usableFromInline var checksColumnsAfterStep = true
     /// Column names and their leftmost case-insensitive match, built on the first read by name.
-    @exclusivity(unchecked) @usableFromInline var nameIndex: ColumnNameIndex?
+    @exclusivity(unchecked) var nameIndex: ColumnNameIndex? {
+        didSet {
+            nameLookup = nameIndex?.entries
+            nameLookupCount = nameIndex?.entryCount ?? 0
+            nameGuess = 0
+        }
+    }
+    /// ``nameIndex``'s entries for the inlined read by name, which reads them without reference counting; valid
+    /// while ``nameIndex`` holds them, and replaced with it.
+    @exclusivity(unchecked) @usableFromInline var nameLookup: UnsafePointer<ColumnNameIndex.Entry>?
+    @exclusivity(unchecked) @usableFromInline var nameLookupCount = 0
+    /// The column position to try first for the next read by name: the one after the last found.
+    @exclusivity(unchecked) @usableFromInline var nameGuess = 0
     /// Whether a cursor is reading the statement's rows.
     @exclusivity(unchecked) @usableFromInline var hasOpenCursor = false
     /// The cursor reading the statement's rows, unretained: the cursor clears it when it closes, which it does at
@@ -184,14 +196,25 @@ public final class Statement {
     public func columnIndex(forName name: String) throws -> Int? {
         try checkUsable()
         if nameIndex == nil { nameIndex = ColumnNameIndex(names: columnNames) }
-        return nameIndex?.index(of: name).map(Int.init)
+        return nameIndex?.index(of: name, guess: &nameGuess).map(Int.init)
     }
 
     /// The index of the leftmost column named `name`, compared case-insensitively. The names are read once per
     /// statement; a name spelled as the statement spells it is found without lowercasing or hashing.
+    ///
+    /// Rows are usually read column after column in the same order, so the column after the one found last is
+    /// tried first, inline: when `name` is the same string as that column's name (a short name of the same
+    /// spelling, or the same string storage), its 16 bytes are equal, and the index is found with one comparison
+    /// and no reference counting. Anything else takes the full lookup.
     @inlinable
     func columnIndex(named name: String) throws -> Int32 {
-        if let index = nameIndex?.predictedIndex(of: name) { return index }
+        let position = nameGuess
+        if position < nameLookupCount, let entry = nameLookup?[position],
+            entry.bits == ColumnNameIndex.Entry.bits(of: name)
+        {
+            nameGuess = position + 1 == nameLookupCount ? 0 : position + 1
+            return entry.leftmost
+        }
         return try resolveColumnIndex(named: name)
     }
 
@@ -201,7 +224,7 @@ public final class Statement {
             guard !isFinalized else { throw finalizedError() }
             nameIndex = ColumnNameIndex(names: columnNames)
         }
-        guard let index = nameIndex?.index(of: name) else {
+        guard let index = nameIndex?.index(of: name, guess: &nameGuess) else {
             throw DatabaseError.range(
                 "no column named \"\(name)\"; the columns are \(columnNames)", sql: sql, reason: .columnNotFound(name))
         }
@@ -449,21 +472,53 @@ extension Statement: Sendable {}
 
 /// Finds columns by name: exact spellings first, then case-insensitively.
 ///
-/// Rows are usually read column after column in the same order, so the index first tries the column after the one
-/// it found last: when the spelling matches, that costs one string comparison of equal strings, with no hashing
-/// and no lowercasing.
+/// It also holds, for the inlined read by name of ``Statement/columnIndex(named:)``, each column's name as raw
+/// bytes and its leftmost index, in memory it owns; the names it keeps keep those bytes meaningful.
 @usableFromInline
 final class ColumnNameIndex {
+    /// A column's name as the 16 bytes of its `String`, and the leftmost column matching it.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let first: UInt64
+        @usableFromInline let second: UInt64
+        @usableFromInline let leftmost: Int32
+
+        /// The two words of a `String`: equal words mean equal strings (the same short string, or the same
+        /// storage), which is all the inlined lookup needs; different words say nothing.
+        @inlinable
+        static func bits(of name: String) -> Bits {
+            let words = unsafeBitCast(name, to: (UInt64, UInt64).self)
+            return Bits(first: words.0, second: words.1)
+        }
+
+        @inlinable
+        var bits: Bits { Bits(first: first, second: second) }
+    }
+
+    /// Two words, compared together.
+    @usableFromInline
+    struct Bits: Equatable {
+        @usableFromInline let first: UInt64
+        @usableFromInline let second: UInt64
+
+        @inlinable
+        init(first: UInt64, second: UInt64) {
+            self.first = first
+            self.second = second
+        }
+    }
+
     /// The names as SQLite reports them.
-    @usableFromInline let names: [String]
+    let names: [String]
     /// For each column, the index of the leftmost column whose name matches it case-insensitively.
-    @usableFromInline let leftmost: [Int32]
+    let leftmost: [Int32]
     /// Exact spelling to the position of its first column.
     private let exact: [String: Int]
     /// Lowercased name to leftmost index.
     private let lowercased: [String: Int32]
-    /// The position to try first: the one after the last exact match.
-    @exclusivity(unchecked) @usableFromInline var guess = 0
+    /// One entry per column for the inlined lookup; `nil` (and no fast path) where a `String` is not two words.
+    let entries: UnsafePointer<Entry>?
+    let entryCount: Int
 
     init(names: [String]) {
         var lowercased: [String: Int32] = [:]
@@ -480,18 +535,28 @@ final class ColumnNameIndex {
         self.leftmost = leftmost
         self.exact = exact
         self.lowercased = lowercased
+        if MemoryLayout<String>.size == 2 * MemoryLayout<UInt64>.size, !names.isEmpty {
+            let entries = UnsafeMutablePointer<Entry>.allocate(capacity: names.count)
+            for (index, name) in names.enumerated() {
+                let bits = Entry.bits(of: name)
+                (entries + index).initialize(
+                    to: Entry(first: bits.first, second: bits.second, leftmost: leftmost[index]))
+            }
+            self.entries = UnsafePointer(entries)
+            self.entryCount = names.count
+        } else {
+            self.entries = nil
+            self.entryCount = 0
+        }
     }
 
-    /// The column at the predicted position when its name is spelled `name`: the common case, inlined.
-    @inlinable
-    func predictedIndex(of name: String) -> Int32? {
-        let position = guess
-        guard position < names.count, names[position] == name else { return nil }
-        guess = position + 1 == names.count ? 0 : position + 1
-        return leftmost[position]
+    deinit {
+        entries?.deallocate()
     }
 
-    func index(of name: String) -> Int32? {
+    /// The leftmost column named `name`: the one at `guess` when spelled the same, else by exact spelling, else
+    /// case-insensitively. Moves `guess` to the position after the one found.
+    func index(of name: String, guess: inout Int) -> Int32? {
         let position: Int
         if guess < names.count, names[guess] == name {
             position = guess
