@@ -16,6 +16,8 @@ struct CallbackReplacementTests {
     @Test("a trace closure that sets another trace keeps running, and is released afterwards")
     func traceReplacesItself() throws {
         let db = try Database()
+        // The closures capture the connection: closing breaks that cycle, as for any callback.
+        defer { db.close() }
         var sentinel: Sentinel? = Sentinel("first trace")
         weak let watch = sentinel
         var seenByFirst: [String] = []
@@ -35,12 +37,13 @@ struct CallbackReplacementTests {
         #expect(seenBySecond == ["SELECT 2"])
         #expect(watch == nil, "the replaced closure is released once no callback runs")
         try db.trace(nil)
-        db.close()
     }
 
     @Test("a trace closure that removes the trace keeps running")
     func traceRemovesItself() throws {
         let db = try Database()
+        // The closures capture the connection: closing breaks that cycle, as for any callback.
+        defer { db.close() }
         var sentinel: Sentinel? = Sentinel("trace")
         weak let watch = sentinel
         var calls = 0
@@ -63,6 +66,8 @@ struct CallbackReplacementTests {
     @Test("a progress handler that sets another one keeps running; the new one runs for the rest of the statement")
     func progressHandlerReplacesItself() throws {
         let db = try Database()
+        // The closures capture the connection: closing breaks that cycle, as for any callback.
+        defer { db.close() }
         var sentinel: Sentinel? = Sentinel("first progress handler")
         weak let watch = sentinel
         var firstCalls = 0
@@ -93,6 +98,8 @@ struct CallbackReplacementTests {
     @Test("replacing a progress handler from a trace closure, and a trace from a progress handler")
     func crossReplacement() throws {
         let db = try Database()
+        // The closures capture the connection: closing breaks that cycle, as for any callback.
+        defer { db.close() }
         var order: [String] = []
         try db.trace { _ in
             order.append("trace")
