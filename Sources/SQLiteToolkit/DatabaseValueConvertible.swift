@@ -354,9 +354,14 @@ extension String: DatabaseValueConvertible {
         try bind(to: statement.handle, at: index)
     }
 
-    /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`).
+    /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`; a BLOB's bytes read as UTF-8).
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> String {
+        // A BLOB is decoded from its bytes, as `sqlite3_column_text` would give them: that call converts the
+        // column in place, after which SQLite reports it as TEXT to every later read of the same row.
+        if statement.columnType(index) == .blob {
+            return String(decoding: statement.columnBlobNoCopy(index), as: UTF8.self)
+        }
         guard let text = statement.columnText(index) else { return try readNull() }
         return text
     }
