@@ -359,11 +359,15 @@ extension String: DatabaseValueConvertible {
     public static func read(from statement: StatementHandle, at index: Int32) throws -> String {
         // A BLOB is decoded from its bytes, as `sqlite3_column_text` would give them: that call converts the
         // column in place, after which SQLite reports it as TEXT to every later read of the same row.
-        if statement.columnType(index) == .blob {
-            return String(decoding: statement.columnBlobNoCopy(index), as: UTF8.self)
-        }
+        if statement.columnType(index) == .blob { return decodeBlob(statement, at: index) }
         guard let text = statement.columnText(index) else { return try readNull() }
         return text
+    }
+
+    /// The bytes of a BLOB column as UTF-8 text, out of line: the common read of text stays small.
+    @usableFromInline
+    static func decodeBlob(_ statement: StatementHandle, at index: Int32) -> String {
+        String(decoding: statement.columnBlobNoCopy(index), as: UTF8.self)
     }
 }
 
