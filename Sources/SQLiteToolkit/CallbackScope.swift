@@ -8,20 +8,70 @@
 ///
 /// The closures capture this object, not the ``Database``: the connection owns the closures (through SQLite's client
 /// data), so capturing the connection would make a cycle.
+///
+/// It also keeps the closures of the replaceable callbacks (trace, progress handler, busy handler) alive while they
+/// run. Setting a new one releases the old one's box in SQLite's client data at once; when that happens from inside
+/// a callback (a trace closure that sets another trace), the replaced closure may be the one running. ``keep(_:as:)``
+/// holds every installed closure, and a closure replaced while any callback runs is retired: released only once no
+/// callback runs any more.
 @usableFromInline
 final class CallbackScope {
+    /// The callbacks a connection has one closure of at a time, replaced by setting another.
+    enum Kind: Hashable {
+        case trace
+        case progressHandler
+        case busyHandler
+    }
+
     /// The number of user closures running, nested or not.
     @exclusivity(unchecked) @usableFromInline var depth = 0
     /// Whether the connection was closed from inside a callback and waits for the running statement: a busy
     /// handler then stops waiting, because nothing can use the lock it waits for.
     @exclusivity(unchecked) var isClosing = false
+    /// The installed closure of each kind, held here as well as by SQLite's client data.
+    @exclusivity(unchecked) private var installed: [Kind: Any] = [:]
+    /// Closures replaced while a callback ran, released when the outermost one returns.
+    @exclusivity(unchecked) @usableFromInline var retired: [Any] = []
 
     /// Runs `body`, a user closure SQLite called back, counting it as running.
     @inlinable
     func run<R>(_ body: () throws -> R) rethrows -> R {
+        if depth == 0 && !retired.isEmpty { releaseRetired() }
         depth += 1
         defer { depth -= 1 }
         return try body()
+    }
+
+    /// Releases the closures replaced while callbacks ran. Called only when no callback runs: at the start of the
+    /// next outermost callback, when a callback is set from outside any callback, and when the connection closes.
+    /// Not as the outermost callback returns: its closure, whose context the release may free, is still running
+    /// then, between this scope and the C trampoline.
+    @usableFromInline
+    func releaseRetired() {
+        // Moved out first: releasing a closure can run a `deinit` that sets another callback.
+        let released = retired
+        retired = []
+        _ = released
+    }
+
+    /// Holds `closure` as the installed callback of `kind` (`nil` when it is removed), to be called before handing
+    /// it to SQLite. The closure it replaces is released now when no callback runs, else retired: kept until no
+    /// callback runs any more (see ``releaseRetired()``).
+    func keep(_ closure: Any?, as kind: Kind) {
+        if !isRunningCallback && !retired.isEmpty { releaseRetired() }
+        let replaced: Any?
+        if let closure {
+            replaced = installed.updateValue(closure, forKey: kind)
+        } else {
+            replaced = installed.removeValue(forKey: kind)
+        }
+        if let replaced, isRunningCallback { retired.append(replaced) }
+    }
+
+    /// Releases every installed closure: the connection closed, and SQLite released its boxes.
+    func removeAll() {
+        installed.removeAll()
+        if !isRunningCallback { releaseRetired() }
     }
 
     /// Whether a user closure is running.

@@ -68,6 +68,12 @@ extension Database {
         /// ``Cipher/sqlcipher(version:kdfIterations:pageSize:usesHMAC:kdfAlgorithm:hmacAlgorithm:plaintextHeaderSize:)``
         /// for files SQLCipher reads and writes. Ignored without a key.
         public var cipher: Cipher = .default
+        /// How every `Date` bound on the connection is stored: ``Database/DateStorage/unixSeconds`` (REAL, the
+        /// default), ``Database/DateStorage/iso8601`` (TEXT) or ``Database/DateStorage/julianDay`` (REAL). Reads
+        /// accept every form (see ``Database/DateStorage``).
+        ///
+        /// Related SQLite documentation: <https://sqlite.org/lang_datefunc.html>
+        public var dateStorage: DateStorage = .unixSeconds
 
         /// The defaults.
         public init() {}
@@ -91,20 +97,25 @@ extension Database {
     public func setBusyMode(_ mode: BusyMode) throws {
         let connection = try connection()
         let code: ResultCode
+        let scope = callbackScope
         switch mode {
         case .immediateError:
             code = connection.busyTimeout(0)
         case .timeout(let seconds):
-            code = connection.setBusyHandler(Database.fairBusyHandler(timeout: seconds))
+            let closure = Database.fairBusyHandler(timeout: seconds)
+            scope.keep(closure, as: .busyHandler)
+            code = connection.setBusyHandler(closure)
         case .sqliteTimeout(let seconds):
             let milliseconds = max(0, min(Double(Int32.max), (seconds * 1000).rounded()))
             code = connection.busyTimeout(Int32(milliseconds))
         case .handler(let handler):
-            let scope = callbackScope
             // A connection closed from inside a callback stops waiting: its statement fails with SQLITE_BUSY.
-            code = connection.setBusyHandler { retries in
+            let closure: (Int32) -> Bool = { retries in
                 !scope.isClosing && scope.run { handler(Int(retries)) } && !scope.isClosing
             }
+            // The replaced closure is kept until any running callback returns: this may be called from inside it.
+            scope.keep(closure, as: .busyHandler)
+            code = connection.setBusyHandler(closure)
         }
         if code != .ok { throw error(code, sql: nil) }
         busyMode = mode

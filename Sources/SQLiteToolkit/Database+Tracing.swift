@@ -36,26 +36,33 @@ extension Database {
     /// Related SQLite documentation: <https://sqlite.org/c3ref/trace_v2.html>
     public func trace(options: TraceOptions = [], _ handler: ((TracedStatement) -> Void)?) throws {
         let connection = try connection()
+        let scope = callbackScope
         guard let handler else {
+            // Kept until any running callback returns: this may be called from inside the trace closure itself.
+            scope.keep(nil, as: .trace)
             _ = connection.setTraceHandler(events: [], nil)
             return
         }
         let expanded = options.contains(.expandedSQL)
-        let scope = callbackScope
-        let code: ResultCode
+        let events: TraceEvents
+        let closure: (TraceEvent) -> Void
         if options.contains(.duration) {
-            code = connection.setTraceHandler(events: .profile) { event in
+            events = .profile
+            closure = { event in
                 guard case .profile(let statement, let nanoseconds) = event else { return }
                 let sql = (expanded ? statement.expandedSQL() : statement.sql()) ?? ""
                 scope.run { handler(TracedStatement(sql: sql, duration: Double(nanoseconds) / 1e9)) }
             }
         } else {
-            code = connection.setTraceHandler(events: .stmt) { event in
+            events = .stmt
+            closure = { event in
                 guard case .statement(let statement, let sql) = event else { return }
                 let text = expanded && !sql.hasPrefix("--") ? (statement.expandedSQL() ?? sql) : sql
                 scope.run { handler(TracedStatement(sql: text, duration: nil)) }
             }
         }
+        scope.keep(closure, as: .trace)
+        let code = connection.setTraceHandler(events: events, closure)
         if code != .ok { throw error(code, sql: nil) }
     }
 
@@ -67,8 +74,10 @@ extension Database {
     public func setProgressHandler(every instructionCount: Int32 = 1000, _ handler: (() -> Bool)?) throws {
         let connection = try connection()
         let scope = callbackScope
-        let code = connection.setProgressHandler(
-            every: instructionCount, handler.map { handler in { scope.run(handler) } })
+        let closure: (() -> Bool)? = instructionCount > 0 ? handler.map { handler in { scope.run(handler) } } : nil
+        // The replaced closure is kept until any running callback returns: this may be called from inside it.
+        scope.keep(closure, as: .progressHandler)
+        let code = connection.setProgressHandler(every: instructionCount, closure)
         if code != .ok { throw error(code, sql: nil) }
     }
 }

@@ -64,15 +64,24 @@ extension Database {
     ///
     /// - Throws: `SQLITE_MISUSE` before running `body` when a transaction is already open (use ``savepoint(_:)``
     ///   to nest); the error of `body`; or the error of a failed commit, after which no transaction is open.
+    @inlinable
     @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
+        // Inlinable, so the caller's `T` is known here: unspecialized, every call looked up the metadata of `T?`
+        // at run time (about 550 instructions per transaction).
         var result: T?
         try inTransaction(kind) { db in
             result = try body(db)
             return .commit
         }
-        guard let result else { throw DatabaseError.misuse("the transaction body returned no value") }
+        guard let result else { throw Database.noTransactionResultError() }
         return result
+    }
+
+    /// The error of a transaction body that returned no value (which only a closure that did not run can cause).
+    @usableFromInline
+    static func noTransactionResultError() -> DatabaseError {
+        DatabaseError.misuse("the transaction body returned no value")
     }
 
     /// Runs `body` in a transaction and commits or rolls back as it answers; a throw rolls back and rethrows.

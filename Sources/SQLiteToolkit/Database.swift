@@ -198,6 +198,9 @@ public final class Database {
         // a backup, a BLOB), sqlite3_close fails with SQLITE_BUSY and leaves the connection open, holding its locks,
         // with nothing left to close it. close_v2 makes it a zombie that SQLite closes when the last one is finalized.
         _ = connection.closeV2()
+        // SQLite released its boxes of the trace, progress and busy closures: release them here too, so a closure
+        // that captured this connection makes no cycle.
+        callbackScope.removeAll()
     }
 
     /// The open connection; `SQLITE_MISUSE` once closed, or while it is the destination of a running backup.

@@ -30,11 +30,23 @@ public protocol DatabaseValueConvertible {
     /// Binds the value to the parameter at `index` (1-based). The default binds ``databaseValue``.
     func bind(to statement: StatementHandle, at index: Int32) throws
 
+    /// Binds the value to the parameter at `index` (1-based) of a statement of the toolkit, which knows its
+    /// connection's settings: every bind of the toolkit goes through here. The default calls
+    /// ``bind(to:at:)-(StatementHandle,_)``; `Date` overrides it to follow the connection's
+    /// ``Database/Configuration/dateStorage``. Implement it only for a type whose stored form depends on the
+    /// connection.
+    func bind(to statement: Statement, at index: Int32) throws
+
     /// Reads the value of column `index` (0-based) of the current row; for NULL it returns ``readNull()``. The
     /// default reads a ``DatabaseValue`` and calls ``fromDatabaseValue(_:)``. The standard types read the value
     /// first and ask for the column's type only when the value could be NULL (0, empty), so most reads make one
     /// call into SQLite.
     static func read(from statement: StatementHandle, at index: Int32) throws -> Self
+
+    /// Reads the value of column `index` (0-based) of the current row of a statement of the toolkit: every read of
+    /// ``Row`` goes through here. The default calls ``read(from:at:)-(StatementHandle,_)``; `Date` overrides it
+    /// to read numbers in the unit of the connection's ``Database/Configuration/dateStorage``.
+    static func read(from statement: Statement, at index: Int32) throws -> Self
 
     /// The value read from NULL. The default throws `SQLITE_MISMATCH`: only `Optional` reads NULL (as `nil`).
     static func readNull() throws -> Self
@@ -49,6 +61,18 @@ extension DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         try databaseValue.bind(to: statement, at: index)
+    }
+
+    /// Binds through the statement's handle: the value's stored form does not depend on the connection.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
+    /// Reads through the statement's handle: the value's reading does not depend on the connection.
+    @inlinable
+    public static func read(from statement: Statement, at index: Int32) throws -> Self {
+        try read(from: statement.handle, at: index)
     }
 
     /// Reads a ``DatabaseValue`` and converts it with ``fromDatabaseValue(_:)``.
@@ -126,6 +150,12 @@ extension DatabaseValue: DatabaseValueConvertible {
         }
     }
 
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
     /// `.null`: a `DatabaseValue` holds NULL itself, so reading NULL as one never throws.
     @inlinable
     public static func readNull() -> DatabaseValue { .null }
@@ -165,6 +195,12 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
                 "a \(Self.self) above Int64.max does not fit SQLite's 64-bit signed integers", reason: .valueMismatch)
         }
         try check(bind: statement.bindInt64(index, value), at: index, of: statement)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as SQLite's 64-bit integer; throws `SQLITE_MISMATCH` when it does not fit the type.
@@ -215,6 +251,12 @@ extension Double: DatabaseValueConvertible {
         try check(bind: statement.bindDouble(index, self), at: index, of: statement)
     }
 
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
     /// Reads the column as a double, with SQLite's conversions.
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Double {
@@ -237,6 +279,12 @@ extension Float: DatabaseValueConvertible {
     @inlinable
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         try Double(self).bind(to: statement, at: index)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as a double, narrowed to `Float`.
@@ -267,6 +315,12 @@ extension Bool: DatabaseValueConvertible {
         try check(bind: statement.bindInt64(index, self ? 1 : 0), at: index, of: statement)
     }
 
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
     /// Reads the column as an integer: non-zero is `true` (text is converted as SQLite does).
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Bool {
@@ -294,11 +348,26 @@ extension String: DatabaseValueConvertible {
         try check(bind: statement.bindText(index, self), at: index, of: statement)
     }
 
-    /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`).
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
+    }
+
+    /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`; a BLOB's bytes read as UTF-8).
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> String {
+        // A BLOB is decoded from its bytes, as `sqlite3_column_text` would give them: that call converts the
+        // column in place, after which SQLite reports it as TEXT to every later read of the same row.
+        if statement.columnType(index) == .blob { return decodeBlob(statement, at: index) }
         guard let text = statement.columnText(index) else { return try readNull() }
         return text
+    }
+
+    /// The bytes of a BLOB column as UTF-8 text, out of line: the common read of text stays small.
+    @usableFromInline
+    static func decodeBlob(_ statement: StatementHandle, at index: Int32) -> String {
+        String(decoding: statement.columnBlobNoCopy(index), as: UTF8.self)
     }
 }
 
@@ -320,6 +389,12 @@ extension Data: DatabaseValueConvertible {
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         let code = withUnsafeBytes { statement.bindBlob(index, $0) }
         try check(bind: code, at: index, of: statement)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as bytes (text gives its UTF-8).
@@ -345,6 +420,12 @@ extension [UInt8]: DatabaseValueConvertible {
     public func bind(to statement: StatementHandle, at index: Int32) throws {
         let code = withUnsafeBytes { statement.bindBlob(index, $0) }
         try check(bind: code, at: index, of: statement)
+    }
+
+    /// Binds through the handle, in one witness call from generic code.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        try bind(to: statement.handle, at: index)
     }
 
     /// Reads the column as bytes (text gives its UTF-8).
@@ -381,6 +462,22 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> Wrapped? {
         if statement.columnType(index) == .null { return nil }
+        return try Wrapped.read(from: statement, at: index)
+    }
+
+    /// Binds NULL for `nil`, else the wrapped value with the connection's settings.
+    @inlinable
+    public func bind(to statement: Statement, at index: Int32) throws {
+        switch self {
+        case .none: try check(bind: statement.handle.bindNull(index), at: index, of: statement.handle)
+        case .some(let value): try value.bind(to: statement, at: index)
+        }
+    }
+
+    /// Reads `nil` for NULL, else the wrapped value with the connection's settings.
+    @inlinable
+    public static func read(from statement: Statement, at index: Int32) throws -> Wrapped? {
+        if statement.handle.columnType(index) == .null { return nil }
         return try Wrapped.read(from: statement, at: index)
     }
 

@@ -47,18 +47,30 @@ public final class Rows {
     /// The next row, or `nil` after the last one. The row is valid until the next call.
     @inlinable
     public func next() throws -> Row? {
-        if let failure { throw failure }
-        if isFinished { return nil }
-        if statement.isFinalized {
-            _ = statement.finalizedError()  // finishes a close deferred from inside a callback
-            let error = DatabaseError.misuse(
-                "the database was closed while a cursor was open", sql: statement.sql, reason: .connectionClosed)
-            failure = error
-            throw error
-        }
+        // Small enough to inline into the caller's loop, where the row can borrow the cursor's statement instead
+        // of retaining it; the rare cases are out of line. A failure always finishes the cursor too.
+        if isFinished || statement.isFinalized { return try nextAfterEnd() }
         let code = statement.handle.step()
         statement.checkColumnsAfterFirstStep()
         if code == .row { return Row(statement: statement) }
+        return try finish(code)
+    }
+
+    /// ``next()`` once the cursor is finished, failed, or its connection closed.
+    @usableFromInline
+    func nextAfterEnd() throws -> Row? {
+        if let failure { throw failure }
+        if isFinished { return nil }
+        _ = statement.finalizedError()  // finishes a close deferred from inside a callback
+        let error = DatabaseError.misuse(
+            "the database was closed while a cursor was open", sql: statement.sql, reason: .connectionClosed)
+        failure = error
+        throw error
+    }
+
+    /// Ends the cursor after a step that gave no row: `nil` at the end, else the step's error, kept for later calls.
+    @usableFromInline
+    func finish(_ code: ResultCode) throws -> Row? {
         if code == .done {
             close()
             return nil
@@ -154,7 +166,7 @@ public struct Row {
     @inlinable
     func read<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int32) throws -> T {
         do {
-            return try T.read(from: statement.handle, at: index)
+            return try T.read(from: statement, at: index)
         } catch {
             throw readError(error, at: index)
         }

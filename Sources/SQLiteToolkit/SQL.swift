@@ -1,3 +1,5 @@
+import Foundation
+
 /// SQL written with string interpolation, where every interpolated value becomes a `?` and a bound argument.
 ///
 /// ```swift
@@ -14,6 +16,9 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
     public private(set) var arguments: [DatabaseValue]
     /// Why an interpolated value cannot be bound (an integer above `Int64.max`); running the SQL throws it.
     var unrepresentable: String?
+    /// The interpolated dates by position (their Unix seconds are in ``arguments``), bound in the form of the
+    /// connection's ``Database/Configuration/dateStorage``.
+    var dates: [Int: Date] = [:]
 
     /// SQL without arguments.
     public init(stringLiteral value: String) {
@@ -26,11 +31,12 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
         text = stringInterpolation.text
         arguments = stringInterpolation.arguments
         unrepresentable = stringInterpolation.unrepresentable
+        dates = stringInterpolation.dates
     }
 
     /// The arguments, ready to bind.
     var statementArguments: StatementArguments {
-        StatementArguments(arguments, unrepresentable: unrepresentable)
+        StatementArguments(arguments, unrepresentable: unrepresentable, dates: dates)
     }
 
     /// Collects text and arguments.
@@ -38,6 +44,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
         var text = ""
         var arguments: [DatabaseValue] = []
         var unrepresentable: String?
+        var dates: [Int: Date] = [:]
 
         /// Reserves room.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -51,15 +58,20 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
 
         /// Appends a `?` and binds `value` to it.
         public mutating func appendInterpolation<T: DatabaseValueConvertible>(_ value: T) {
-            text += "?"
-            arguments.append(StatementArguments.convert(value, problem: &unrepresentable))
+            append(value)
         }
 
         /// Appends a `?` and binds `value` to it, or NULL for `nil`. (Spelled out so that interpolating an optional
         /// does not draw the compiler's "debug description for an optional value" warning.)
         public mutating func appendInterpolation<T: DatabaseValueConvertible>(_ value: T?) {
+            append(value)
+        }
+
+        private mutating func append(_ value: (any DatabaseValueConvertible)?) {
             text += "?"
-            arguments.append(StatementArguments.convert(value, problem: &unrepresentable))
+            let converted = StatementArguments.convert(value, problem: &unrepresentable)
+            if let date = StatementArguments.date(value, converted: converted) { dates[arguments.count] = date }
+            arguments.append(converted)
         }
 
         /// Pastes `fragment` as SQL text. Never pass user input here.

@@ -41,7 +41,19 @@ public final class Statement {
     /// Whether the next step is the first of a run, after which the columns are checked against a re-preparation.
     @exclusivity(unchecked) @usableFromInline var checksColumnsAfterStep = true
     /// Column names and their leftmost case-insensitive match, built on the first read by name.
-    @exclusivity(unchecked) @usableFromInline var nameIndex: ColumnNameIndex?
+    @exclusivity(unchecked) var nameIndex: ColumnNameIndex? {
+        didSet {
+            nameLookup = nameIndex?.entries
+            nameLookupCount = nameIndex?.entryCount ?? 0
+            nameGuess = 0
+        }
+    }
+    /// ``nameIndex``'s entries for the inlined read by name, which reads them without reference counting; valid
+    /// while ``nameIndex`` holds them, and replaced with it.
+    @exclusivity(unchecked) @usableFromInline var nameLookup: UnsafePointer<ColumnNameIndex.Entry>?
+    @exclusivity(unchecked) @usableFromInline var nameLookupCount = 0
+    /// The column position to try first for the next read by name: the one after the last found.
+    @exclusivity(unchecked) @usableFromInline var nameGuess = 0
     /// Whether a cursor is reading the statement's rows.
     @exclusivity(unchecked) @usableFromInline var hasOpenCursor = false
     /// The cursor reading the statement's rows, unretained: the cursor clears it when it closes, which it does at
@@ -67,6 +79,9 @@ public final class Statement {
     /// Whether the statement only reads (`SELECT`, most `PRAGMA`s), per `sqlite3_stmt_readonly`; asked once at
     /// prepare, so it stays readable after the statement is finalized.
     public let isReadOnly: Bool
+    /// How the connection stores dates, copied at prepare so a `Date` bind reaches it without going through the
+    /// unowned reference to the connection.
+    @usableFromInline let dateStorage: Database.DateStorage
 
     init(handle: StatementHandle, sql: String, database: Database, isCached: Bool) {
         self.handle = handle
@@ -76,6 +91,7 @@ public final class Statement {
         self.parameterCount = handle.bindParameterCount()
         self.columnCount = handle.columnCount()
         self.isReadOnly = handle.isReadOnly()
+        self.dateStorage = database.configuration.dateStorage
     }
 
     deinit {
@@ -180,14 +196,25 @@ public final class Statement {
     public func columnIndex(forName name: String) throws -> Int? {
         try checkUsable()
         if nameIndex == nil { nameIndex = ColumnNameIndex(names: columnNames) }
-        return nameIndex?.index(of: name).map(Int.init)
+        return nameIndex?.index(of: name, guess: &nameGuess).map(Int.init)
     }
 
     /// The index of the leftmost column named `name`, compared case-insensitively. The names are read once per
     /// statement; a name spelled as the statement spells it is found without lowercasing or hashing.
+    ///
+    /// Rows are usually read column after column in the same order, so the column after the one found last is
+    /// tried first, inline: when `name` is the same string as that column's name (a short name of the same
+    /// spelling, or the same string storage), its 16 bytes are equal, and the index is found with one comparison
+    /// and no reference counting. Anything else takes the full lookup.
     @inlinable
     func columnIndex(named name: String) throws -> Int32 {
-        if let index = nameIndex?.predictedIndex(of: name) { return index }
+        let position = nameGuess
+        if position < nameLookupCount, let entry = nameLookup?[position],
+            entry.bits == ColumnNameIndex.Entry.bits(of: name)
+        {
+            nameGuess = position + 1 == nameLookupCount ? 0 : position + 1
+            return entry.leftmost
+        }
         return try resolveColumnIndex(named: name)
     }
 
@@ -197,7 +224,7 @@ public final class Statement {
             guard !isFinalized else { throw finalizedError() }
             nameIndex = ColumnNameIndex(names: columnNames)
         }
-        guard let index = nameIndex?.index(of: name) else {
+        guard let index = nameIndex?.index(of: name, guess: &nameGuess) else {
             throw DatabaseError.range(
                 "no column named \"\(name)\"; the columns are \(columnNames)", sql: sql, reason: .columnNotFound(name))
         }
@@ -230,15 +257,41 @@ public final class Statement {
     @inlinable
     public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws {
         try checkUsable()
-        var count: Int32 = 0
-        for _ in repeat each arguments { count += 1 }
+        let count = Statement.count(repeat (each Value).self)
         guard count == parameterCount else { throw argumentCountError(given: Int(count)) }
         checksColumnsAfterStep = true
         var index: Int32 = 1
-        for argument in repeat each arguments {
-            try argument.bind(to: handle, at: index)
-            index += 1
+        // A `repeat` expression rather than a `for` loop over the pack: the loop copies each value through its
+        // value witnesses before binding it; the expression passes it borrowed.
+        repeat try bindArgument(each arguments, at: &index)
+    }
+
+    /// The number of types in a pack, counted without touching any value.
+    @inlinable
+    static func count<each Value>(_ types: repeat (each Value).Type) -> Int32 {
+        var count: Int32 = 0
+        for _ in repeat each types { count += 1 }
+        return count
+    }
+
+    /// Binds one argument of a pack at `index`, and moves `index` on.
+    @inlinable @inline(__always)
+    func bindArgument<Value: DatabaseValueConvertible>(_ value: Value, at index: inout Int32) throws {
+        try value.bind(to: self, at: index)
+        index += 1
+    }
+
+    /// Binds one `(name, value)` pair at `position` (0-based) while every pair so far named the parameter at its
+    /// position; clears `inOrder` at the first that does not, after which nothing more is bound here.
+    @inlinable @inline(__always)
+    func bindPairInOrder<Value: DatabaseValueConvertible>(
+        _ pair: (String, Value), names: [String?], position: inout Int, inOrder: inout Bool
+    ) throws {
+        if inOrder {
+            inOrder = position < names.count && Statement.parameterName(names[position], matches: pair.0)
+            if inOrder { try pair.1.bind(to: self, at: Int32(truncatingIfNeeded: position + 1)) }
         }
+        position += 1
     }
 
     /// The error of a positional argument count that differs from the parameter count.
@@ -273,15 +326,16 @@ public final class Statement {
         try checkUsable()
         checksColumnsAfterStep = true
         let names = parameterNamesWithoutPrefix()
+        // One pass over the pairs, each compared with the parameter at its position and bound at once: every pass
+        // over a pack of tuples looks up each tuple's type metadata and copies the tuple.
         var inOrder = !names.isEmpty && Statement.parameterName(names[0], matches: first.0)
+        if inOrder { try first.1.bind(to: self, at: 1) }
         var position = 1
-        for (name, _) in repeat each rest {
-            if inOrder {
-                inOrder = position < names.count && Statement.parameterName(names[position], matches: name)
-            }
-            position += 1
-        }
+        repeat try bindPairInOrder(each rest, names: names, position: &position, inOrder: &inOrder)
         guard inOrder, position == names.count else {
+            // Nothing stays bound from the pass above: the dictionary binds every parameter, or clears them all
+            // and throws.
+            _ = handle.clearBindings()
             var dictionary: [String: (any DatabaseValueConvertible)?] = [first.0: first.1]
             var repeated: String?
             for (name, value) in repeat each rest {
@@ -289,12 +343,6 @@ public final class Statement {
             }
             try bindNamed(dictionary, repeated: repeated)
             return
-        }
-        try first.1.bind(to: handle, at: 1)
-        var index: Int32 = 2
-        for (_, value) in repeat each rest {
-            try value.bind(to: handle, at: index)
-            index += 1
         }
     }
 
@@ -424,21 +472,53 @@ extension Statement: Sendable {}
 
 /// Finds columns by name: exact spellings first, then case-insensitively.
 ///
-/// Rows are usually read column after column in the same order, so the index first tries the column after the one
-/// it found last: when the spelling matches, that costs one string comparison of equal strings, with no hashing
-/// and no lowercasing.
+/// It also holds, for the inlined read by name of ``Statement/columnIndex(named:)``, each column's name as raw
+/// bytes and its leftmost index, in memory it owns; the names it keeps keep those bytes meaningful.
 @usableFromInline
 final class ColumnNameIndex {
+    /// A column's name as the 16 bytes of its `String`, and the leftmost column matching it.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let first: UInt64
+        @usableFromInline let second: UInt64
+        @usableFromInline let leftmost: Int32
+
+        /// The two words of a `String`: equal words mean equal strings (the same short string, or the same
+        /// storage), which is all the inlined lookup needs; different words say nothing.
+        @inlinable
+        static func bits(of name: String) -> Bits {
+            let words = unsafeBitCast(name, to: (UInt64, UInt64).self)
+            return Bits(first: words.0, second: words.1)
+        }
+
+        @inlinable
+        var bits: Bits { Bits(first: first, second: second) }
+    }
+
+    /// Two words, compared together.
+    @usableFromInline
+    struct Bits: Equatable {
+        @usableFromInline let first: UInt64
+        @usableFromInline let second: UInt64
+
+        @inlinable
+        init(first: UInt64, second: UInt64) {
+            self.first = first
+            self.second = second
+        }
+    }
+
     /// The names as SQLite reports them.
-    @usableFromInline let names: [String]
+    let names: [String]
     /// For each column, the index of the leftmost column whose name matches it case-insensitively.
-    @usableFromInline let leftmost: [Int32]
+    let leftmost: [Int32]
     /// Exact spelling to the position of its first column.
     private let exact: [String: Int]
     /// Lowercased name to leftmost index.
     private let lowercased: [String: Int32]
-    /// The position to try first: the one after the last exact match.
-    @exclusivity(unchecked) @usableFromInline var guess = 0
+    /// One entry per column for the inlined lookup; `nil` (and no fast path) where a `String` is not two words.
+    let entries: UnsafePointer<Entry>?
+    let entryCount: Int
 
     init(names: [String]) {
         var lowercased: [String: Int32] = [:]
@@ -455,18 +535,28 @@ final class ColumnNameIndex {
         self.leftmost = leftmost
         self.exact = exact
         self.lowercased = lowercased
+        if MemoryLayout<String>.size == 2 * MemoryLayout<UInt64>.size, !names.isEmpty {
+            let entries = UnsafeMutablePointer<Entry>.allocate(capacity: names.count)
+            for (index, name) in names.enumerated() {
+                let bits = Entry.bits(of: name)
+                (entries + index).initialize(
+                    to: Entry(first: bits.first, second: bits.second, leftmost: leftmost[index]))
+            }
+            self.entries = UnsafePointer(entries)
+            self.entryCount = names.count
+        } else {
+            self.entries = nil
+            self.entryCount = 0
+        }
     }
 
-    /// The column at the predicted position when its name is spelled `name`: the common case, inlined.
-    @inlinable
-    func predictedIndex(of name: String) -> Int32? {
-        let position = guess
-        guard position < names.count, names[position] == name else { return nil }
-        guess = position + 1 == names.count ? 0 : position + 1
-        return leftmost[position]
+    deinit {
+        entries?.deallocate()
     }
 
-    func index(of name: String) -> Int32? {
+    /// The leftmost column named `name`: the one at `guess` when spelled the same, else by exact spelling, else
+    /// case-insensitively. Moves `guess` to the position after the one found.
+    func index(of name: String, guess: inout Int) -> Int32? {
         let position: Int
         if guess < names.count, names[guess] == name {
             position = guess

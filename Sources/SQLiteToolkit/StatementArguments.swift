@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteBindings
 
 /// Arguments decided at run time: positional (for `?` and `?NNN`) or named (for `:name`, `@name`, `$name`).
@@ -20,24 +21,50 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     /// Why one of the values cannot be bound (an integer above `Int64.max`, which has no faithful
     /// ``DatabaseValue``): binding throws this instead of storing a rounded value.
     let unrepresentable: String?
+    /// The `Date` arguments, by position or by key as given, kept beside their Unix seconds in ``storage``: their
+    /// stored form depends on the connection's ``Database/Configuration/dateStorage``, known only when binding.
+    let positionalDates: [Int: Date]
+    let namedDates: [String: Date]
 
     /// Positional arguments, in parameter order.
     public init(_ values: [DatabaseValue]) {
         storage = .positional(values)
         unrepresentable = nil
+        positionalDates = [:]
+        namedDates = [:]
     }
 
-    /// Positional arguments, in parameter order, with the reason one of them cannot be bound.
-    init(_ values: [DatabaseValue], unrepresentable: String?) {
+    /// Positional arguments, in parameter order, with the reason one of them cannot be bound and the dates among
+    /// them.
+    init(_ values: [DatabaseValue], unrepresentable: String?, dates: [Int: Date]) {
         storage = .positional(values)
         self.unrepresentable = unrepresentable
+        positionalDates = dates
+        namedDates = [:]
     }
 
     /// Positional arguments, in parameter order.
     public init(_ values: [(any DatabaseValueConvertible)?]) {
         var problem: String?
-        storage = .positional(values.map { Self.convert($0, problem: &problem) })
+        var converted: [DatabaseValue] = []
+        converted.reserveCapacity(values.count)
+        var dates: [Int: Date] = [:]
+        for value in values {
+            let databaseValue = Self.convert(value, problem: &problem)
+            if let date = Self.date(value, converted: databaseValue) { dates[converted.count] = date }
+            converted.append(databaseValue)
+        }
+        storage = .positional(converted)
         unrepresentable = problem
+        positionalDates = dates
+        namedDates = [:]
+    }
+
+    /// `value` when it is a `Date`, whose stored form depends on the connection. A date converts to `.real`, so
+    /// only real values pay for the dynamic cast.
+    static func date(_ value: (any DatabaseValueConvertible)?, converted: DatabaseValue) -> Date? {
+        guard case .real = converted else { return nil }
+        return value as? Date
     }
 
     /// The value to store for `value`, noting in `problem` why it cannot be bound faithfully: the typed path
@@ -65,13 +92,31 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         for value in repeat each values { list.append(value.databaseValue) }
         storage = .positional(list)
         unrepresentable = nil
+        positionalDates = [:]
+        namedDates = [:]
     }
 
     /// Named arguments.
     public init(_ values: [String: (any DatabaseValueConvertible)?]) {
         var problem: String?
-        storage = .named(values.mapValues { Self.convert($0, problem: &problem) })
+        var hasDates = false
+        // `mapValues` keeps the dictionary's layout instead of hashing every key again.
+        storage = .named(
+            values.mapValues {
+                let converted = Self.convert($0, problem: &problem)
+                if !hasDates, Self.date($0, converted: converted) != nil { hasDates = true }
+                return converted
+            })
+        // The keys of the dates, found only when there are any: the common case pays nothing more.
+        var dates: [String: Date] = [:]
+        if hasDates {
+            for (key, value) in values {
+                if let date = value as? Date { dates[key] = date }
+            }
+        }
         unrepresentable = problem
+        positionalDates = [:]
+        namedDates = dates
     }
 
     /// Positional arguments from a literal.
@@ -83,9 +128,16 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         var values: [String: DatabaseValue] = Dictionary(minimumCapacity: elements.count)
         var problem: String?
-        for (key, value) in elements { values[key] = Self.convert(value, problem: &problem) }
+        var dates: [String: Date] = [:]
+        for (key, value) in elements {
+            let converted = Self.convert(value, problem: &problem)
+            if let date = Self.date(value, converted: converted) { dates[key] = date }
+            values[key] = converted
+        }
         storage = .named(values)
         unrepresentable = problem
+        positionalDates = [:]
+        namedDates = dates
     }
 
     /// The number of arguments.
@@ -106,11 +158,20 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         switch storage {
         case .positional(let values):
             guard values.count == parameterCount else { throw statement.argumentCountError(given: values.count) }
+            // Dates are stored as Unix seconds in `values`: only another strategy binds them again.
+            let dates = statement.dateStorage == .unixSeconds ? [:] : positionalDates
             for (offset, value) in values.enumerated() {
-                try value.bind(to: handle, at: Int32(offset + 1))
+                if !dates.isEmpty, let date = dates[offset] {
+                    try date.bind(to: statement, at: Int32(offset + 1))
+                } else {
+                    try value.bind(to: handle, at: Int32(offset + 1))
+                }
             }
         case .named(let values):
             let byName = try Self.withoutPrefixes(values, sql: statement.sql)
+            let dates =
+                statement.dateStorage == .unixSeconds || namedDates.isEmpty
+                ? [:] : try Self.withoutPrefixes(namedDates, sql: statement.sql)
             let names = statement.parameterNamesWithoutPrefix()
             // Bind as we go; on any mismatch, clear what was bound and report every problem at once.
             for (offset, name) in names.enumerated() {
@@ -118,7 +179,11 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
                     _ = handle.clearBindings()
                     throw Self.mismatch(byName, statement: statement)
                 }
-                try value.bind(to: handle, at: Int32(offset + 1))
+                if !dates.isEmpty, let date = dates[name] {
+                    try date.bind(to: statement, at: Int32(offset + 1))
+                } else {
+                    try value.bind(to: handle, at: Int32(offset + 1))
+                }
             }
             // Parameter names are distinct, so equal counts mean no argument was left unused.
             guard byName.count == names.count else {
@@ -137,11 +202,9 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     }
 
     /// The arguments keyed by bare names: `values` itself unless a key starts with `:`, `@` or `$`.
-    private static func withoutPrefixes(_ values: [String: DatabaseValue], sql: String) throws -> [String:
-        DatabaseValue]
-    {
+    private static func withoutPrefixes<Value>(_ values: [String: Value], sql: String) throws -> [String: Value] {
         guard values.keys.contains(where: hasParameterPrefix) else { return values }
-        var byName: [String: DatabaseValue] = [:]
+        var byName: [String: Value] = [:]
         for (key, value) in values {
             let bare = hasParameterPrefix(key) ? String(key.dropFirst()) : key
             guard byName.updateValue(value, forKey: bare) == nil else {

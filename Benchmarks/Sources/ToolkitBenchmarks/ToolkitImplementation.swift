@@ -231,14 +231,26 @@ public struct ToolkitImplementation: BenchmarkImplementation {
         case .bindStepColumnReset:
             let select = try db.prepare(BenchmarkData.selectPlusOne)
             let iterations = size.iterations
+            // Through the statement itself: bind, step, read the current row, reset. TOOLKIT_BIND_STEP_CURSOR=1
+            // measures a cursor per iteration instead (`query`, `next`, `close`), which allocates one.
+            let throughCursor = ProcessInfo.processInfo.environment["TOOLKIT_BIND_STEP_CURSOR"] == "1"
             return PreparedRun(
                 body: {
                     var sum: Int64 = 0
+                    if throughCursor {
+                        for iteration in 0..<Int64(iterations) {
+                            let cursor = try select.query(iteration)
+                            guard let row = try cursor.next() else { throw BenchmarkError("no row") }
+                            sum &+= try row.value(at: 0, as: Int64.self)
+                            cursor.close()
+                        }
+                        return sum
+                    }
                     for iteration in 0..<Int64(iterations) {
-                        let cursor = try select.query(iteration)
-                        guard let row = try cursor.next() else { throw BenchmarkError("no row") }
-                        sum &+= try row.value(at: 0, as: Int64.self)
-                        cursor.close()
+                        try select.bind(iteration)
+                        guard try select.step() else { throw BenchmarkError("no row") }
+                        sum &+= try select.currentRow.value(at: 0, as: Int64.self)
+                        try select.reset()
                     }
                     return sum
                 },
