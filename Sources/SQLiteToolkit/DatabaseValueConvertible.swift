@@ -17,7 +17,7 @@ import SQLiteBindings
 /// ```
 ///
 /// The standard types (integers, floating point, `Bool`, `String`, `Data`, `[UInt8]`, `Date`, `UUID`) also
-/// implement the two fast paths, ``bind(to:at:)`` and ``read(from:at:)``, which go straight to SQLite's C API
+/// implement the two fast paths, ``bind(to:at:)-(StatementHandle,_)`` and ``read(from:at:)-(StatementHandle,_)``, which go straight to SQLite's C API
 /// without building a ``DatabaseValue``: generic code specialises to them, so binding and reading box nothing.
 public protocol DatabaseValueConvertible {
     /// The value to store.
@@ -51,7 +51,7 @@ public protocol DatabaseValueConvertible {
     /// The value read from NULL. The default throws `SQLITE_MISMATCH`: only `Optional` reads NULL (as `nil`).
     static func readNull() throws -> Self
 
-    /// Reads an argument of a custom SQL function with the same conversions as ``read(from:at:)``; for NULL it
+    /// Reads an argument of a custom SQL function with the same conversions as ``read(from:at:)-(StatementHandle,_)``; for NULL it
     /// returns ``readNull()``. The default reads a ``DatabaseValue`` and calls ``fromDatabaseValue(_:)``.
     static func read(from value: ValueHandle) throws -> Self
 }
