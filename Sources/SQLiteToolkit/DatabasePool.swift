@@ -40,6 +40,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// The threads inside an access (read, write or barrier) to this pool, for the re-entry check.
     private var accessThreads: [UInt] = []
     private var isClosed = false
+    /// Held by ``close()`` and ``reopen()`` for their whole run, so they never interleave.
+    private let lifecycle = NSLock()
 
     let writer: SerializedDatabase
     let readerRecipe: ConnectionRecipe
@@ -129,8 +131,15 @@ public final class DatabasePool: @unchecked Sendable {
         for reader in readers { reader.close() }
     }
 
+    /// Whether the pool is open (not closed by ``close()``).
+    public var isOpen: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !isClosed
+    }
+
     /// Waits for the accesses in progress, then closes every connection; later accesses throw
-    /// ``DatabaseError/Reason/accessAfterClose``. Closing twice does nothing.
+    /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``. Closing twice does nothing.
     ///
     /// - Throws: ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
     public func close() throws {
@@ -141,6 +150,11 @@ public final class DatabasePool: @unchecked Sendable {
             throw DatabaseError.misuse(
                 "close() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
         }
+        condition.unlock()
+        // One close or reopen at a time, so a reopen never runs between closing the readers and the writer.
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        condition.lock()
         isClosed = true
         condition.broadcast()
         while activeReadCount > 0 { condition.wait() }
@@ -150,6 +164,36 @@ public final class DatabasePool: @unchecked Sendable {
         condition.unlock()
         for reader in readers { reader.close() }
         try writer.close()
+    }
+
+    /// Opens the pool again after ``close()``, with the same path, configuration and set-up hook: the writer at
+    /// once (so a file that cannot be opened any more throws here), the readers when reads need them. The pattern
+    /// of an app that closes its database when it goes to the background and carries on when it comes back. Does
+    /// nothing when the pool is open.
+    ///
+    /// - Throws: the error of opening the writer or of its set-up hook (the pool then stays closed);
+    ///   ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
+    public func reopen() throws {
+        let thread = currentThreadID()
+        condition.lock()
+        if accessThreads.contains(thread) {
+            condition.unlock()
+            throw DatabaseError.misuse(
+                "reopen() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
+        }
+        condition.unlock()
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        condition.lock()
+        let closed = isClosed
+        condition.unlock()
+        guard closed else { return }
+        // No access runs now: every one checks `isClosed` first, and close() waited for those in progress.
+        try writer.reopen()
+        condition.lock()
+        isClosed = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     // MARK: - Entering and leaving
@@ -173,19 +217,27 @@ public final class DatabasePool: @unchecked Sendable {
     // MARK: - Reads
 
     /// Takes a reader connection out of the pool, opening one when none is idle and fewer than the maximum are
-    /// open; waits up to ``readerTimeout`` otherwise, and while a barrier write waits or runs.
-    private func checkOutReader(_ thread: UInt) throws -> Database {
+    /// open; waits up to ``readerTimeout`` otherwise, and while a barrier write waits or runs. With `wait` false,
+    /// returns `nil` instead of waiting.
+    private func checkOutReader(_ thread: UInt, wait: Bool = true) throws -> Database? {
         condition.lock()
         do {
             try enter(thread, "a read")
-            let deadline = Date(timeIntervalSinceNow: readerTimeout)
-            while waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
-                if !condition.wait(until: deadline) {
-                    throw DatabaseError(
-                        extendedCode: .busy,
-                        message: "every reader of the pool stayed busy for \(readerTimeout) s", reason: .readerTimeout)
+            if waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
+                guard wait else {
+                    condition.unlock()
+                    return nil
                 }
-                try enter(thread, "a read")
+                let deadline = Date(timeIntervalSinceNow: readerTimeout)
+                repeat {
+                    if !condition.wait(until: deadline) {
+                        throw DatabaseError(
+                            extendedCode: .busy,
+                            message: "every reader of the pool stayed busy for \(readerTimeout) s",
+                            reason: .readerTimeout)
+                    }
+                    try enter(thread, "a read")
+                } while waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount)
             }
         } catch {
             condition.unlock()
@@ -226,21 +278,30 @@ public final class DatabasePool: @unchecked Sendable {
 
     func read<T>(cancellation: AccessCancellation?, _ body: (Database) throws -> T) throws -> T {
         let thread = currentThreadID()
-        let reader = try checkOutReader(thread)
-        defer { checkIn(reader, thread) }
-        if let cancellation, !cancellation.start(reader.interruptHandle) { throw CancellationError() }
-        let result: Result<T, any Error> = Result {
-            do {
-                return try reader.transaction(.deferred, body)
-            } catch let error as DatabaseError where error.code == .readonly {
-                var error = error
-                error.reason = .writeInReadAccess
-                throw error
-            }
+        guard let reader = try checkOutReader(thread) else {
+            // Unreachable: a check-out that may wait returns a reader or throws.
+            throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
         }
-        cancellation?.finish()
-        try SerializedDatabase.finishAccess(reader, bodyFailed: result.isFailure)
-        return try result.get()
+        defer { checkIn(reader, thread) }
+        return try Self.runRead(body, on: reader, cancellation: cancellation)
+    }
+
+    /// Runs `body` in a deferred transaction on a reader the caller has taken, then ends the access.
+    private static func runRead<T>(
+        _ body: (Database) throws -> T,
+        on reader: Database,
+        cancellation: AccessCancellation?
+    ) throws -> T {
+        try SerializedDatabase.run(
+            { reader in
+                do {
+                    return try reader.transaction(.deferred, body)
+                } catch let error as DatabaseError where error.code == .readonly {
+                    var error = error
+                    error.reason = .writeInReadAccess
+                    throw error
+                }
+            }, on: reader, cancellation: cancellation)
     }
 
     /// Runs `body` on a reader connection in a deferred transaction: it sees the database as of the last commit
@@ -257,9 +318,22 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// ``read(_:)`` for async code: waits for a reader without blocking a thread of Swift's cooperative pool;
     /// cancelling the task interrupts the running statement.
+    ///
+    /// When a reader is free, the read runs at once on the calling task's thread, like any synchronous code in an
+    /// async function; only a read that must wait for a reader moves to a dispatch queue of the pool.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let cancellation = AccessCancellation()
+        if Task.isCancelled { throw CancellationError() }
+        let thread = currentThreadID()
+        if let reader = try checkOutReader(thread, wait: false) {
+            defer { checkIn(reader, thread) }
+            return try await withTaskCancellationHandler {
+                try Self.runRead(body, on: reader, cancellation: cancellation)
+            } onCancel: {
+                cancellation.cancel()
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 readQueue.async {

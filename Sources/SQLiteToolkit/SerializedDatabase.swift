@@ -144,18 +144,30 @@ final class SerializedDatabase: @unchecked Sendable {
         cancellation: AccessCancellation?
     ) throws -> T {
         if let cancellation, !cancellation.start(database.interruptHandle) { throw CancellationError() }
-        let result: Result<T, any Error> = Result { try body(database) }
+        // No `Result<T, any Error>` here: for a generic `T` its type metadata is looked up at run time on every
+        // access, which cost more than the rest of the access's bookkeeping.
+        let value: T
+        do {
+            value = try body(database)
+        } catch {
+            cancellation?.finish()
+            try finishAccess(database, bodyFailed: true)
+            throw error
+        }
         cancellation?.finish()
-        try finishAccess(database, bodyFailed: result.isFailure)
-        return try result.get()
+        try finishAccess(database, bodyFailed: false)
+        return value
     }
 
     /// Ends an access: ends the cursors it left open, and rolls back a transaction it left open, which is an error
     /// unless the body threw already.
     static func finishAccess(_ database: Database, bodyFailed: Bool) throws {
-        database.endOpenCursors(
-            throwing: DatabaseError.misuse(
-                "the cursor was read after the access that opened it ended", reason: .cursorOutlivedAccess))
+        // The error is built only when a cursor is left: building it costs more than the rest of the check.
+        if database.openCursorCount > 0 {
+            database.endOpenCursors(
+                throwing: DatabaseError.misuse(
+                    "the cursor was read after the access that opened it ended", reason: .cursorOutlivedAccess))
+        }
         guard database.isInTransaction else { return }
         try? database.rollback()
         if !bodyFailed {
@@ -221,13 +233,6 @@ final class SerializedDatabase: @unchecked Sendable {
         } onCancel: {
             cancellation.cancel()
         }
-    }
-}
-
-extension Result {
-    var isFailure: Bool {
-        if case .failure = self { return true }
-        return false
     }
 }
 
