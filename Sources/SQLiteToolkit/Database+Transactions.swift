@@ -66,12 +66,21 @@ extension Database {
     ///   to nest); the error of `body`; or the error of a failed commit, after which no transaction is open.
     @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
-        var result: T?
-        try inTransaction(kind) { db in
-            result = try body(db)
-            return .commit
+        // The same steps as inTransaction(_:_:), without an `Optional<T>` to carry the result out of a closure: for a
+        // generic `T` its type metadata was looked up at run time on every transaction.
+        guard !isInTransaction else {
+            throw DatabaseError.misuse(
+                "a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
         }
-        guard let result else { throw DatabaseError.misuse("the transaction body returned no value") }
+        try beginTransaction(kind)
+        let result: T
+        do {
+            result = try body(self)
+        } catch {
+            try? rollback()
+            throw error
+        }
+        try commit()
         return result
     }
 

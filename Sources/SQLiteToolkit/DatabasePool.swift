@@ -29,7 +29,7 @@ import Foundation
 /// Related SQLite documentation: <https://sqlite.org/wal.html>
 public final class DatabasePool: @unchecked Sendable {
     // @unchecked Sendable: the mutable state (`idleReaders`, `openReaderCount`, `activeReadCount`,
-    // `waitingBarrierCount`, `accessThreads`, `isClosed`) is read and written only while holding `condition` (an
+    // `waitingBarrierCount`, `isClosed`) is read and written only while holding `condition` (an
     // NSCondition); a reader connection is used only by the read that took it out of `idleReaders`; the writer is a
     // SerializedDatabase, safe on its own.
     private let condition = NSCondition()
@@ -37,8 +37,6 @@ public final class DatabasePool: @unchecked Sendable {
     private var openReaderCount = 0
     private var activeReadCount = 0
     private var waitingBarrierCount = 0
-    /// The threads inside an access (read, write or barrier) to this pool, for the re-entry check.
-    private var accessThreads: [UInt] = []
     private var isClosed = false
     /// Held by ``close()`` and ``reopen()`` for their whole run, so they never interleave.
     private let lifecycle = NSLock()
@@ -143,14 +141,10 @@ public final class DatabasePool: @unchecked Sendable {
     ///
     /// - Throws: ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
     public func close() throws {
-        let thread = currentThreadID()
-        condition.lock()
-        if accessThreads.contains(thread) {
-            condition.unlock()
+        if ThreadAccesses.contains(identity) {
             throw DatabaseError.misuse(
                 "close() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
         }
-        condition.unlock()
         // One close or reopen at a time, so a reopen never runs between closing the readers and the writer.
         lifecycle.lock()
         defer { lifecycle.unlock() }
@@ -174,14 +168,10 @@ public final class DatabasePool: @unchecked Sendable {
     /// - Throws: the error of opening the writer or of its set-up hook (the pool then stays closed);
     ///   ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
     public func reopen() throws {
-        let thread = currentThreadID()
-        condition.lock()
-        if accessThreads.contains(thread) {
-            condition.unlock()
+        if ThreadAccesses.contains(identity) {
             throw DatabaseError.misuse(
                 "reopen() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
         }
-        condition.unlock()
         lifecycle.lock()
         defer { lifecycle.unlock() }
         condition.lock()
@@ -198,20 +188,21 @@ public final class DatabasePool: @unchecked Sendable {
 
     // MARK: - Entering and leaving
 
-    /// Records the calling thread as inside an access, or throws when it is already inside one, or the pool is
-    /// closed. Called with `condition` held.
-    private func enter(_ thread: UInt, _ kind: String) throws {
-        if accessThreads.contains(thread) {
+    /// The pool's identity in the calling thread's list of accesses.
+    private var identity: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// Throws when the calling thread is inside an access to this pool already.
+    private func checkReentry(_ kind: String) throws {
+        if ThreadAccesses.contains(identity) {
             throw DatabaseError.misuse(
                 "\(kind) started inside an access to the same pool would wait for itself; "
                     + "use the Database the enclosing access received", reason: .reentrantAccess)
         }
-        if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
     }
 
-    /// Forgets the calling thread's access. Called with `condition` held.
-    private func leave(_ thread: UInt) {
-        if let index = accessThreads.firstIndex(of: thread) { accessThreads.remove(at: index) }
+    /// Throws when the pool is closed. Called with `condition` held.
+    private func checkOpen() throws {
+        if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
     }
 
     // MARK: - Reads
@@ -219,10 +210,11 @@ public final class DatabasePool: @unchecked Sendable {
     /// Takes a reader connection out of the pool, opening one when none is idle and fewer than the maximum are
     /// open; waits up to ``readerTimeout`` otherwise, and while a barrier write waits or runs. With `wait` false,
     /// returns `nil` instead of waiting.
-    private func checkOutReader(_ thread: UInt, wait: Bool = true) throws -> Database? {
+    private func checkOutReader(wait: Bool = true) throws -> Database? {
+        try checkReentry("a read")
         condition.lock()
         do {
-            try enter(thread, "a read")
+            try checkOpen()
             if waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
                 guard wait else {
                     condition.unlock()
@@ -236,14 +228,13 @@ public final class DatabasePool: @unchecked Sendable {
                             message: "every reader of the pool stayed busy for \(readerTimeout) s",
                             reason: .readerTimeout)
                     }
-                    try enter(thread, "a read")
+                    try checkOpen()
                 } while waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount)
             }
         } catch {
             condition.unlock()
             throw error
         }
-        accessThreads.append(thread)
         activeReadCount += 1
         if let reader = idleReaders.popLast() {
             condition.unlock()
@@ -254,15 +245,14 @@ public final class DatabasePool: @unchecked Sendable {
         do {
             return try readerRecipe.open()
         } catch {
-            checkIn(nil, thread)
+            checkIn(nil)
             throw error
         }
     }
 
     /// Gives a reader back (or drops the place of one that failed to open) and wakes the waiting accesses.
-    private func checkIn(_ reader: Database?, _ thread: UInt) {
+    private func checkIn(_ reader: Database?) {
         condition.lock()
-        leave(thread)
         activeReadCount -= 1
         var readerToClose: Database?
         if let reader, !isClosed, reader.isOpen {
@@ -277,22 +267,24 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     func read<T>(cancellation: AccessCancellation?, _ body: (Database) throws -> T) throws -> T {
-        let thread = currentThreadID()
-        guard let reader = try checkOutReader(thread) else {
+        guard let reader = try checkOutReader() else {
             // Unreachable: a check-out that may wait returns a reader or throws.
             throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
         }
-        defer { checkIn(reader, thread) }
-        return try Self.runRead(body, on: reader, cancellation: cancellation)
+        defer { checkIn(reader) }
+        return try runRead(body, on: reader, cancellation: cancellation)
     }
 
-    /// Runs `body` in a deferred transaction on a reader the caller has taken, then ends the access.
-    private static func runRead<T>(
+    /// Runs `body` in a deferred transaction on a reader the caller has taken, then ends the access; the calling
+    /// thread counts as inside an access to the pool meanwhile.
+    private func runRead<T>(
         _ body: (Database) throws -> T,
         on reader: Database,
         cancellation: AccessCancellation?
     ) throws -> T {
-        try SerializedDatabase.run(
+        ThreadAccesses.enter(identity)
+        defer { ThreadAccesses.leave(identity) }
+        return try SerializedDatabase.run(
             { reader in
                 do {
                     return try reader.transaction(.deferred, body)
@@ -325,11 +317,10 @@ public final class DatabasePool: @unchecked Sendable {
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let cancellation = AccessCancellation()
         if Task.isCancelled { throw CancellationError() }
-        let thread = currentThreadID()
-        if let reader = try checkOutReader(thread, wait: false) {
-            defer { checkIn(reader, thread) }
+        if let reader = try checkOutReader(wait: false) {
+            defer { checkIn(reader) }
             return try await withTaskCancellationHandler {
-                try Self.runRead(body, on: reader, cancellation: cancellation)
+                try runRead(body, on: reader, cancellation: cancellation)
             } onCancel: {
                 cancellation.cancel()
             }
@@ -347,34 +338,38 @@ public final class DatabasePool: @unchecked Sendable {
 
     // MARK: - Writes
 
-    /// Runs `body` with the writer, recording the calling thread for the re-entry check.
+    /// Runs `body` with the writer, recording the calling thread for the re-entry check. Only a barrier write takes
+    /// the pool's lock (to wait for the reads); a plain write touches nothing the readers use.
     private func withWriter<T>(
         barrier: Bool,
         cancellation: AccessCancellation?,
         _ body: (Database) throws -> T
     ) throws -> T {
-        let thread = currentThreadID()
-        condition.lock()
-        do {
-            try enter(thread, barrier ? "a barrier write" : "a write")
-        } catch {
-            condition.unlock()
-            throw error
-        }
-        accessThreads.append(thread)
+        try checkReentry(barrier ? "a barrier write" : "a write")
         if barrier {
+            condition.lock()
+            do {
+                try checkOpen()
+            } catch {
+                condition.unlock()
+                throw error
+            }
             // New reads wait from now on; the reads in progress finish first.
             waitingBarrierCount += 1
             while activeReadCount > 0 { condition.wait() }
-        }
-        condition.unlock()
-        defer {
-            condition.lock()
-            leave(thread)
-            if barrier { waitingBarrierCount -= 1 }
-            condition.broadcast()
             condition.unlock()
         }
+        defer {
+            if barrier {
+                condition.lock()
+                waitingBarrierCount -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+        ThreadAccesses.enter(identity)
+        defer { ThreadAccesses.leave(identity) }
+        // A closed pool has a closed writer, which throws `.accessAfterClose`.
         return try writer.access(cancellation: cancellation, body)
     }
 
