@@ -56,6 +56,10 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Runs async accesses one after another, off Swift's cooperative thread pool: an access that waits for the
     /// connection blocks a thread of this queue, never one that other tasks need to make progress.
     let dispatchQueue: DispatchQueue
+    /// The cancellation record of the async accesses that run without a hop. Only the access that holds the
+    /// connection uses it, and a task's cancellation handler never runs after `withTaskCancellationHandler`
+    /// returns, so one record serves them all, without an allocation (and a lock's) per access.
+    private let inPlaceCancellation = AccessCancellation()
 
     /// Opens the connection at once, so a path that cannot be opened throws here.
     init(recipe: ConnectionRecipe, label: String) throws {
@@ -214,16 +218,18 @@ final class SerializedDatabase: @unchecked Sendable {
     /// code in an async function, and no thread is left waiting: the hop to ``dispatchQueue`` is only for accesses
     /// that must wait for the connection.
     func asyncAccess<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let cancellation = AccessCancellation()
         if Task.isCancelled { throw CancellationError() }
         if let database = try checkOutIfFree() {
             defer { checkIn() }
+            let cancellation = inPlaceCancellation
+            cancellation.reset()
             return try await withTaskCancellationHandler {
                 try Self.run(body, on: database, cancellation: cancellation)
             } onCancel: {
                 cancellation.cancel()
             }
         }
+        let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 dispatchQueue.async {
@@ -249,6 +255,11 @@ final class AccessCancellation: @unchecked Sendable {
 
     private let lock = NSLock()
     private var state = State.waiting
+
+    /// Makes the record ready for a new access.
+    func reset() {
+        lock.withLock { state = .waiting }
+    }
 
     /// Called when the access takes its connection: `false` when the task was cancelled already.
     func start(_ interruptHandle: InterruptHandle) -> Bool {
