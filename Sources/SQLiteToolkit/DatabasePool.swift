@@ -86,6 +86,7 @@ public final class DatabasePool: @unchecked Sendable {
                 try setUp?(db)
                 try db.execute("PRAGMA query_only = ON")
             })
+        let checkpoints = WALCheckpointPolicy()
         let writerRecipe = ConnectionRecipe(
             path: path, configuration: configuration,
             setUp: { db in
@@ -97,6 +98,7 @@ public final class DatabasePool: @unchecked Sendable {
                         "the database could not be put in WAL mode (journal_mode is \(mode ?? "unknown"))",
                         reason: .walModeUnavailable)
                 }
+                try checkpoints.install(on: db)
             })
         writer = try SerializedDatabase(recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write")
     }

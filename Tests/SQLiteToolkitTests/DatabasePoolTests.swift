@@ -236,6 +236,27 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test("automatic checkpoints keep the WAL below 1000 pages while no read holds it, also after reopen")
+    func automaticCheckpoints() throws {
+        try withPool { pool in
+            for round in 0..<2 {
+                try pool.write { db in try db.execute("CREATE TABLE blob\(round) (b BLOB)") }
+                // About 1,500 pages of 4 KiB in 300 commits: without automatic checkpoints the WAL would hold them all.
+                for _ in 0..<300 {
+                    try pool.write { db in
+                        try db.execute(
+                            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) "
+                                + "INSERT INTO blob\(round) SELECT randomblob(4000) FROM n")
+                    }
+                }
+                let result = try pool.checkpoint(.passive)
+                #expect(result.walFrames < 1000)
+                try pool.close()
+                try pool.reopen()
+            }
+        }
+    }
+
     @Test("async reads and writes from many tasks")
     func asyncAccesses() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
