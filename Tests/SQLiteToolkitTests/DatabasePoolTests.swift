@@ -158,6 +158,28 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test("accesses to two different pools may nest; an access that threw leaves its thread free to access again")
+    func nestedPoolsAndThrowingAccesses() throws {
+        struct Failure: Error {}
+        try withPool { first in
+            try withPool { second in
+                let outcome = runOnThread(timeout: 20) { () throws -> [Int] in
+                    var failures = 0
+                    do { try first.read { _ in throw Failure() } } catch is Failure { failures += 1 }
+                    do { try first.write { _ in throw Failure() } } catch is Failure { failures += 1 }
+                    try first.write { db in
+                        try db.execute("INSERT INTO item DEFAULT VALUES")
+                        try second.write { db2 in try db2.execute("INSERT INTO item DEFAULT VALUES") }
+                    }
+                    return [failures, try second.read { _ in try first.read { db in try count(db) } }]
+                }
+                let result = try #require(outcome, "nesting two pools must not deadlock")
+                #expect(try result.get() == [2, 1])
+                #expect(try second.read { db in try count(db) } == 1)
+            }
+        }
+    }
+
     @Test("when every reader is busy a read waits, then throws after the reader timeout")
     func readerTimeout() throws {
         try withPool(maximumReaderCount: 1, readerTimeout: 0.3) { pool in
