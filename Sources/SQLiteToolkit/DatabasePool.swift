@@ -19,8 +19,12 @@ import Foundation
 ///   ``DatabaseError/Reason/writeInReadAccess``.
 /// - In WAL mode a read never blocks a write and a write never blocks a read. A ``barrierWrite(_:)`` waits for the
 ///   reads in progress, keeps new ones waiting, and runs alone: for schema changes readers must not see half-done.
-/// - Checkpoints are automatic (SQLite's default: when a commit leaves the WAL at 1000 pages or more);
-///   ``checkpoint(_:)`` runs one in any mode.
+/// - Checkpoints are automatic: a passive one when a commit leaves the WAL at 1000 pages or more, as SQLite does,
+///   except that while reads keep the WAL from starting again at its beginning, the next attempt waits for 1000
+///   more pages (SQLite's rule would then checkpoint, and sync, after every commit). ``checkpoint(_:)`` runs one in
+///   any mode.
+/// - ``close()`` waits for the accesses in progress; ``reopen()`` opens the pool again with the same path,
+///   configuration and set-up hook.
 /// - Every connection, writer and readers, gets the set-up hook before its first use, so an encrypted database
 ///   keys them all.
 /// - An access started on the thread of an access in progress to the same pool (a read inside a write, say) throws
