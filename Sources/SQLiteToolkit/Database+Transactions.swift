@@ -64,24 +64,24 @@ extension Database {
     ///
     /// - Throws: `SQLITE_MISUSE` before running `body` when a transaction is already open (use ``savepoint(_:)``
     ///   to nest); the error of `body`; or the error of a failed commit, after which no transaction is open.
-    @inlinable
     @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
-        // Inlinable, so the caller's `T` is known here: unspecialized, every call looked up the metadata of `T?`
-        // at run time (about 550 instructions per transaction).
-        var result: T?
-        try inTransaction(kind) { db in
-            result = try body(db)
-            return .commit
+        // The same steps as inTransaction(_:_:), without an `Optional<T>` to carry the result out of a closure: for a
+        // generic `T` its type metadata was looked up at run time on every transaction.
+        guard !isInTransaction else {
+            throw DatabaseError.misuse(
+                "a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
         }
-        guard let result else { throw Database.noTransactionResultError() }
+        try beginTransaction(kind)
+        let result: T
+        do {
+            result = try body(self)
+        } catch {
+            try? rollback()
+            throw error
+        }
+        try commit()
         return result
-    }
-
-    /// The error of a transaction body that returned no value (which only a closure that did not run can cause).
-    @usableFromInline
-    static func noTransactionResultError() -> DatabaseError {
-        DatabaseError.misuse("the transaction body returned no value")
     }
 
     /// Runs `body` in a transaction and commits or rolls back as it answers; a throw rolls back and rethrows.

@@ -19,8 +19,12 @@ import Foundation
 ///   ``DatabaseError/Reason/writeInReadAccess``.
 /// - In WAL mode a read never blocks a write and a write never blocks a read. A ``barrierWrite(_:)-74mhk`` waits for
 ///   the reads in progress, keeps new ones waiting, and runs alone: for schema changes readers must not see half-done.
-/// - Checkpoints are automatic (SQLite's default: when a commit leaves the WAL at 1000 pages or more);
-///   ``checkpoint(_:)`` runs one in any mode.
+/// - Checkpoints are automatic: a passive one when a commit leaves the WAL at 1000 pages or more, as SQLite does,
+///   except that while reads keep the WAL from starting again at its beginning, the next attempt waits for 1000
+///   more pages (SQLite's rule would then checkpoint, and sync, after every commit). ``checkpoint(_:)`` runs one in
+///   any mode.
+/// - ``close()`` waits for the accesses in progress; ``reopen()`` opens the pool again with the same path,
+///   configuration and set-up hook.
 /// - Every connection, writer and readers, gets the set-up hook before its first use, so an encrypted database
 ///   keys them all.
 /// - An access started on the thread of an access in progress to the same pool (a read inside a write, say) throws
@@ -29,7 +33,7 @@ import Foundation
 /// Related SQLite documentation: <https://sqlite.org/wal.html>
 public final class DatabasePool: @unchecked Sendable {
     // @unchecked Sendable: the mutable state (`idleReaders`, `openReaderCount`, `activeReadCount`,
-    // `waitingBarrierCount`, `accessThreads`, `isClosed`) is read and written only while holding `condition` (an
+    // `waitingBarrierCount`, `isClosed`) is read and written only while holding `condition` (an
     // NSCondition); a reader connection is used only by the read that took it out of `idleReaders`; the writer is a
     // SerializedDatabase, safe on its own.
     private let condition = NSCondition()
@@ -37,9 +41,9 @@ public final class DatabasePool: @unchecked Sendable {
     private var openReaderCount = 0
     private var activeReadCount = 0
     private var waitingBarrierCount = 0
-    /// The threads inside an access (read, write or barrier) to this pool, for the re-entry check.
-    private var accessThreads: [UInt] = []
     private var isClosed = false
+    /// Held by ``close()`` and ``reopen()`` for their whole run, so they never interleave.
+    private let lifecycle = NSLock()
 
     let writer: SerializedDatabase
     let readerRecipe: ConnectionRecipe
@@ -86,6 +90,7 @@ public final class DatabasePool: @unchecked Sendable {
                 try setUp?(db)
                 try db.execute("PRAGMA query_only = ON")
             })
+        let checkpoints = WALCheckpointPolicy()
         let writerRecipe = ConnectionRecipe(
             path: path, configuration: configuration,
             setUp: { db in
@@ -97,6 +102,7 @@ public final class DatabasePool: @unchecked Sendable {
                         "the database could not be put in WAL mode (journal_mode is \(mode ?? "unknown"))",
                         reason: .walModeUnavailable)
                 }
+                try checkpoints.install(on: db)
             })
         writer = try SerializedDatabase(recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write")
     }
@@ -129,18 +135,26 @@ public final class DatabasePool: @unchecked Sendable {
         for reader in readers { reader.close() }
     }
 
+    /// Whether the pool is open (not closed by ``close()``).
+    public var isOpen: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !isClosed
+    }
+
     /// Waits for the accesses in progress, then closes every connection; later accesses throw
-    /// ``DatabaseError/Reason/accessAfterClose``. Closing twice does nothing.
+    /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``. Closing twice does nothing.
     ///
     /// - Throws: ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
     public func close() throws {
-        let thread = currentThreadID()
-        condition.lock()
-        if accessThreads.contains(thread) {
-            condition.unlock()
+        if ThreadAccesses.contains(identity) {
             throw DatabaseError.misuse(
                 "close() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
         }
+        // One close or reopen at a time, so a reopen never runs between closing the readers and the writer.
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        condition.lock()
         isClosed = true
         condition.broadcast()
         while activeReadCount > 0 { condition.wait() }
@@ -152,46 +166,81 @@ public final class DatabasePool: @unchecked Sendable {
         try writer.close()
     }
 
+    /// Opens the pool again after ``close()``, with the same path, configuration and set-up hook: the writer at
+    /// once (so a file that cannot be opened any more throws here), the readers when reads need them. The pattern
+    /// of an app that closes its database when it goes to the background and carries on when it comes back. Does
+    /// nothing when the pool is open.
+    ///
+    /// - Throws: the error of opening the writer or of its set-up hook (the pool then stays closed);
+    ///   ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
+    public func reopen() throws {
+        if ThreadAccesses.contains(identity) {
+            throw DatabaseError.misuse(
+                "reopen() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
+        }
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        condition.lock()
+        let closed = isClosed
+        condition.unlock()
+        guard closed else { return }
+        // No access runs now: every one checks `isClosed` first, and close() waited for those in progress.
+        try writer.reopen()
+        condition.lock()
+        isClosed = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
     // MARK: - Entering and leaving
 
-    /// Records the calling thread as inside an access, or throws when it is already inside one, or the pool is
-    /// closed. Called with `condition` held.
-    private func enter(_ thread: UInt, _ kind: String) throws {
-        if accessThreads.contains(thread) {
+    /// The pool's identity in the calling thread's list of accesses.
+    private var identity: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// Throws when the calling thread is inside an access to this pool already.
+    private func checkReentry(_ kind: String) throws {
+        if ThreadAccesses.contains(identity) {
             throw DatabaseError.misuse(
                 "\(kind) started inside an access to the same pool would wait for itself; "
                     + "use the Database the enclosing access received", reason: .reentrantAccess)
         }
-        if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
     }
 
-    /// Forgets the calling thread's access. Called with `condition` held.
-    private func leave(_ thread: UInt) {
-        if let index = accessThreads.firstIndex(of: thread) { accessThreads.remove(at: index) }
+    /// Throws when the pool is closed. Called with `condition` held.
+    private func checkOpen() throws {
+        if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
     }
 
     // MARK: - Reads
 
     /// Takes a reader connection out of the pool, opening one when none is idle and fewer than the maximum are
-    /// open; waits up to ``readerTimeout`` otherwise, and while a barrier write waits or runs.
-    private func checkOutReader(_ thread: UInt) throws -> Database {
+    /// open; waits up to ``readerTimeout`` otherwise, and while a barrier write waits or runs. With `wait` false,
+    /// returns `nil` instead of waiting.
+    private func checkOutReader(wait: Bool = true) throws -> Database? {
+        try checkReentry("a read")
         condition.lock()
         do {
-            try enter(thread, "a read")
-            let deadline = Date(timeIntervalSinceNow: readerTimeout)
-            while waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
-                if !condition.wait(until: deadline) {
-                    throw DatabaseError(
-                        extendedCode: .busy,
-                        message: "every reader of the pool stayed busy for \(readerTimeout) s", reason: .readerTimeout)
+            try checkOpen()
+            if waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
+                guard wait else {
+                    condition.unlock()
+                    return nil
                 }
-                try enter(thread, "a read")
+                let deadline = Date(timeIntervalSinceNow: readerTimeout)
+                repeat {
+                    if !condition.wait(until: deadline) {
+                        throw DatabaseError(
+                            extendedCode: .busy,
+                            message: "every reader of the pool stayed busy for \(readerTimeout) s",
+                            reason: .readerTimeout)
+                    }
+                    try checkOpen()
+                } while waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount)
             }
         } catch {
             condition.unlock()
             throw error
         }
-        accessThreads.append(thread)
         activeReadCount += 1
         if let reader = idleReaders.popLast() {
             condition.unlock()
@@ -202,15 +251,14 @@ public final class DatabasePool: @unchecked Sendable {
         do {
             return try readerRecipe.open()
         } catch {
-            checkIn(nil, thread)
+            checkIn(nil)
             throw error
         }
     }
 
     /// Gives a reader back (or drops the place of one that failed to open) and wakes the waiting accesses.
-    private func checkIn(_ reader: Database?, _ thread: UInt) {
+    private func checkIn(_ reader: Database?) {
         condition.lock()
-        leave(thread)
         activeReadCount -= 1
         var readerToClose: Database?
         if let reader, !isClosed, reader.isOpen {
@@ -225,22 +273,33 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     func read<T>(cancellation: AccessCancellation?, _ body: (Database) throws -> T) throws -> T {
-        let thread = currentThreadID()
-        let reader = try checkOutReader(thread)
-        defer { checkIn(reader, thread) }
-        if let cancellation, !cancellation.start(reader.interruptHandle) { throw CancellationError() }
-        let result: Result<T, any Error> = Result {
-            do {
-                return try reader.transaction(.deferred, body)
-            } catch let error as DatabaseError where error.code == .readonly {
-                var error = error
-                error.reason = .writeInReadAccess
-                throw error
-            }
+        guard let reader = try checkOutReader() else {
+            // Unreachable: a check-out that may wait returns a reader or throws.
+            throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
         }
-        cancellation?.finish()
-        try SerializedDatabase.finishAccess(reader, bodyFailed: result.isFailure)
-        return try result.get()
+        defer { checkIn(reader) }
+        return try runRead(body, on: reader, cancellation: cancellation)
+    }
+
+    /// Runs `body` in a deferred transaction on a reader the caller has taken, then ends the access; the calling
+    /// thread counts as inside an access to the pool meanwhile.
+    private func runRead<T>(
+        _ body: (Database) throws -> T,
+        on reader: Database,
+        cancellation: AccessCancellation?
+    ) throws -> T {
+        ThreadAccesses.enter(identity)
+        defer { ThreadAccesses.leave(identity) }
+        return try SerializedDatabase.run(
+            { reader in
+                do {
+                    return try reader.transaction(.deferred, body)
+                } catch let error as DatabaseError where error.code == .readonly {
+                    var error = error
+                    error.reason = .writeInReadAccess
+                    throw error
+                }
+            }, on: reader, cancellation: cancellation)
     }
 
     /// Runs `body` on a reader connection in a deferred transaction: it sees the database as of the last commit
@@ -257,9 +316,21 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// ``read(_:)`` for async code: waits for a reader without blocking a thread of Swift's cooperative pool;
     /// cancelling the task interrupts the running statement.
+    ///
+    /// When a reader is free, the read runs at once on the calling task's thread, like any synchronous code in an
+    /// async function; only a read that must wait for a reader moves to a dispatch queue of the pool.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let cancellation = AccessCancellation()
+        if Task.isCancelled { throw CancellationError() }
+        if let reader = try checkOutReader(wait: false) {
+            defer { checkIn(reader) }
+            return try await withTaskCancellationHandler {
+                try runRead(body, on: reader, cancellation: cancellation)
+            } onCancel: {
+                cancellation.cancel()
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 readQueue.async {
@@ -273,34 +344,38 @@ public final class DatabasePool: @unchecked Sendable {
 
     // MARK: - Writes
 
-    /// Runs `body` with the writer, recording the calling thread for the re-entry check.
+    /// Runs `body` with the writer, recording the calling thread for the re-entry check. Only a barrier write takes
+    /// the pool's lock (to wait for the reads); a plain write touches nothing the readers use.
     private func withWriter<T>(
         barrier: Bool,
         cancellation: AccessCancellation?,
         _ body: (Database) throws -> T
     ) throws -> T {
-        let thread = currentThreadID()
-        condition.lock()
-        do {
-            try enter(thread, barrier ? "a barrier write" : "a write")
-        } catch {
-            condition.unlock()
-            throw error
-        }
-        accessThreads.append(thread)
+        try checkReentry(barrier ? "a barrier write" : "a write")
         if barrier {
+            condition.lock()
+            do {
+                try checkOpen()
+            } catch {
+                condition.unlock()
+                throw error
+            }
             // New reads wait from now on; the reads in progress finish first.
             waitingBarrierCount += 1
             while activeReadCount > 0 { condition.wait() }
-        }
-        condition.unlock()
-        defer {
-            condition.lock()
-            leave(thread)
-            if barrier { waitingBarrierCount -= 1 }
-            condition.broadcast()
             condition.unlock()
         }
+        defer {
+            if barrier {
+                condition.lock()
+                waitingBarrierCount -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+        ThreadAccesses.enter(identity)
+        defer { ThreadAccesses.leave(identity) }
+        // A closed pool has a closed writer, which throws `.accessAfterClose`.
         return try writer.access(cancellation: cancellation, body)
     }
 

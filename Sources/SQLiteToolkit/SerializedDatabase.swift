@@ -56,6 +56,10 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Runs async accesses one after another, off Swift's cooperative thread pool: an access that waits for the
     /// connection blocks a thread of this queue, never one that other tasks need to make progress.
     let dispatchQueue: DispatchQueue
+    /// The cancellation record of the async accesses that run without a hop. Only the access that holds the
+    /// connection uses it, and a task's cancellation handler never runs after `withTaskCancellationHandler`
+    /// returns, so one record serves them all, without an allocation (and a lock's) per access.
+    private let inPlaceCancellation = AccessCancellation()
 
     /// Opens the connection at once, so a path that cannot be opened throws here.
     init(recipe: ConnectionRecipe, label: String) throws {
@@ -144,18 +148,30 @@ final class SerializedDatabase: @unchecked Sendable {
         cancellation: AccessCancellation?
     ) throws -> T {
         if let cancellation, !cancellation.start(database.interruptHandle) { throw CancellationError() }
-        let result: Result<T, any Error> = Result { try body(database) }
+        // No `Result<T, any Error>` here: for a generic `T` its type metadata is looked up at run time on every
+        // access, which cost more than the rest of the access's bookkeeping.
+        let value: T
+        do {
+            value = try body(database)
+        } catch {
+            cancellation?.finish()
+            try finishAccess(database, bodyFailed: true)
+            throw error
+        }
         cancellation?.finish()
-        try finishAccess(database, bodyFailed: result.isFailure)
-        return try result.get()
+        try finishAccess(database, bodyFailed: false)
+        return value
     }
 
     /// Ends an access: ends the cursors it left open, and rolls back a transaction it left open, which is an error
     /// unless the body threw already.
     static func finishAccess(_ database: Database, bodyFailed: Bool) throws {
-        database.endOpenCursors(
-            throwing: DatabaseError.misuse(
-                "the cursor was read after the access that opened it ended", reason: .cursorOutlivedAccess))
+        // The error is built only when a cursor is left: building it costs more than the rest of the check.
+        if database.openCursorCount > 0 {
+            database.endOpenCursors(
+                throwing: DatabaseError.misuse(
+                    "the cursor was read after the access that opened it ended", reason: .cursorOutlivedAccess))
+        }
         guard database.isInTransaction else { return }
         try? database.rollback()
         if !bodyFailed {
@@ -202,16 +218,18 @@ final class SerializedDatabase: @unchecked Sendable {
     /// code in an async function, and no thread is left waiting: the hop to ``dispatchQueue`` is only for accesses
     /// that must wait for the connection.
     func asyncAccess<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let cancellation = AccessCancellation()
         if Task.isCancelled { throw CancellationError() }
         if let database = try checkOutIfFree() {
             defer { checkIn() }
+            let cancellation = inPlaceCancellation
+            cancellation.reset()
             return try await withTaskCancellationHandler {
                 try Self.run(body, on: database, cancellation: cancellation)
             } onCancel: {
                 cancellation.cancel()
             }
         }
+        let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 dispatchQueue.async {
@@ -221,13 +239,6 @@ final class SerializedDatabase: @unchecked Sendable {
         } onCancel: {
             cancellation.cancel()
         }
-    }
-}
-
-extension Result {
-    var isFailure: Bool {
-        if case .failure = self { return true }
-        return false
     }
 }
 
@@ -244,6 +255,11 @@ final class AccessCancellation: @unchecked Sendable {
 
     private let lock = NSLock()
     private var state = State.waiting
+
+    /// Makes the record ready for a new access.
+    func reset() {
+        lock.withLock { state = .waiting }
+    }
 
     /// Called when the access takes its connection: `false` when the task was cancelled already.
     func start(_ interruptHandle: InterruptHandle) -> Bool {

@@ -158,6 +158,28 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test("accesses to two different pools may nest; an access that threw leaves its thread free to access again")
+    func nestedPoolsAndThrowingAccesses() throws {
+        struct Failure: Error {}
+        try withPool { first in
+            try withPool { second in
+                let outcome = runOnThread(timeout: 20) { () throws -> [Int] in
+                    var failures = 0
+                    do { try first.read { _ in throw Failure() } } catch is Failure { failures += 1 }
+                    do { try first.write { _ in throw Failure() } } catch is Failure { failures += 1 }
+                    try first.write { db in
+                        try db.execute("INSERT INTO item DEFAULT VALUES")
+                        try second.write { db2 in try db2.execute("INSERT INTO item DEFAULT VALUES") }
+                    }
+                    return [failures, try second.read { _ in try first.read { db in try count(db) } }]
+                }
+                let result = try #require(outcome, "nesting two pools must not deadlock")
+                #expect(try result.get() == [2, 1])
+                #expect(try second.read { db in try count(db) } == 1)
+            }
+        }
+    }
+
     @Test("when every reader is busy a read waits, then throws after the reader timeout")
     func readerTimeout() throws {
         try withPool(maximumReaderCount: 1, readerTimeout: 0.3) { pool in
@@ -236,6 +258,27 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test("automatic checkpoints keep the WAL below 1000 pages while no read holds it, also after reopen")
+    func automaticCheckpoints() throws {
+        try withPool { pool in
+            for round in 0..<2 {
+                try pool.write { db in try db.execute("CREATE TABLE blob\(round) (b BLOB)") }
+                // About 1,500 pages of 4 KiB in 300 commits: without automatic checkpoints the WAL would hold them all.
+                for _ in 0..<300 {
+                    try pool.write { db in
+                        try db.execute(
+                            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) "
+                                + "INSERT INTO blob\(round) SELECT randomblob(4000) FROM n")
+                    }
+                }
+                let result = try pool.checkpoint(.passive)
+                #expect(result.walFrames < 1000)
+                try pool.close()
+                try pool.reopen()
+            }
+        }
+    }
+
     @Test("async reads and writes from many tasks")
     func asyncAccesses() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
@@ -270,6 +313,151 @@ struct DatabasePoolTests {
             let error = try #require(throws: DatabaseError.self) { try pool.read { _ in } }
             #expect(error.reason == .accessAfterClose)
             #expect(throws: DatabaseError.self) { try pool.write { _ in } }
+            try pool.close()
+        }
+    }
+
+    @Test("reopen opens the pool again with the same path and set-up hook; reads and writes work again")
+    func reopen() throws {
+        let setUps = Locked(0)
+        let setUp: @Sendable (Database) throws -> Void = { db in
+            setUps.withLock { $0 += 1 }
+            try db.execute("PRAGMA cache_size = -500")
+        }
+        try withPool(setUp: setUp) { pool in
+            try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+            try pool.read { _ in }
+            #expect(setUps.current == 2)  // the writer and one reader
+            try pool.close()
+            #expect(!pool.isOpen)
+            #expect(throws: DatabaseError.self) { try pool.read { _ in } }
+            try pool.reopen()
+            #expect(pool.isOpen)
+            #expect(setUps.current == 3)  // the writer again; readers open when reads need them
+            #expect(pool.readerCount == 0)
+            #expect(try pool.read { db in try count(db) } == 1)
+            #expect(try pool.read { db in try db.queryValue("PRAGMA cache_size", as: Int.self) } == -500)
+            #expect(setUps.current == 4)
+            try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+            #expect(try pool.read { db in try count(db) } == 2)
+            #expect(
+                try pool.writeWithoutTransaction { db in try db.queryValue("PRAGMA journal_mode", as: String.self) }
+                    == "wal")
+        }
+    }
+
+    @Test("reopen on an open pool does nothing; close and reopen can repeat")
+    func reopenWhenOpen() throws {
+        let setUps = Locked(0)
+        let setUp: @Sendable (Database) -> Void = { _ in setUps.withLock { $0 += 1 } }
+        try withPool(setUp: setUp) { pool in
+            try pool.reopen()
+            #expect(setUps.current == 1)
+            for round in 1...3 {
+                try pool.close()
+                try pool.reopen()
+                try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+                #expect(try pool.read { db in try count(db) } == round)
+            }
+        }
+    }
+
+    @Test("reopen inside an access to the pool throws the re-entry error")
+    func reopenReentry() throws {
+        try withPool { pool in
+            let outcome = runOnThread(timeout: 20) { () throws -> [DatabaseError.Reason?] in
+                var reasons: [DatabaseError.Reason?] = []
+                func record(_ nested: () throws -> Void) {
+                    do {
+                        try nested()
+                        reasons.append(nil)
+                    } catch {
+                        reasons.append((error as? DatabaseError)?.reason)
+                    }
+                }
+                try pool.read { _ in record { try pool.reopen() } }
+                try pool.write { _ in record { try pool.reopen() } }
+                return reasons
+            }
+            let result = try #require(outcome, "a nested reopen must throw, not wait for itself")
+            #expect(try result.get() == [.reentrantAccess, .reentrantAccess])
+            #expect(pool.isOpen)
+        }
+    }
+
+    @Test("a pool whose file became unreadable stays closed when reopen fails")
+    func reopenFails() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let shouldFail = Locked(false)
+            struct HookFailure: Error {}
+            let pool = try DatabasePool(path: path) { _ in
+                if shouldFail.current { throw HookFailure() }
+            }
+            try pool.close()
+            shouldFail.withLock { $0 = true }
+            #expect(throws: HookFailure.self) { try pool.reopen() }
+            #expect(!pool.isOpen)
+            let error = try #require(throws: DatabaseError.self) { try pool.read { _ in } }
+            #expect(error.reason == .accessAfterClose)
+            shouldFail.withLock { $0 = false }
+            try pool.reopen()
+            #expect(try pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
+            try pool.close()
+        }
+    }
+
+    @Test("cancelling the task of an async read interrupts its statement; the pool stays usable")
+    func asyncReadCancellation() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            let started = Locked(false)
+            let task = Task {
+                try await pool.read { db in
+                    try db.setProgressHandler(every: 1000) {
+                        started.withLock { $0 = true }
+                        return false
+                    }
+                    return try db.queryValue(
+                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) "
+                            + "SELECT count(*) FROM c", as: Int.self)
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(started.current)
+            task.cancel()
+            let result = await task.result
+            let error = try #require(throws: DatabaseError.self) { try result.get() }
+            #expect(error.isInterrupted)
+            #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
+            try pool.close()
+        }
+    }
+
+    @Test("an async read waits for a reader when every reader is busy, then runs")
+    func asyncReadWaitsForReader() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1)
+            let inside = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let holder = Thread {
+                try? pool.read { _ in
+                    inside.signal()
+                    _ = release.wait(timeout: .now() + 20)
+                }
+            }
+            holder.start()
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    _ = inside.wait(timeout: .now() + 20)
+                    continuation.resume()
+                }
+            }
+            let waiting = Task { try await pool.read { db in try db.queryValue("SELECT 2", as: Int.self) } }
+            try await Task.sleep(for: .milliseconds(50))
+            release.signal()
+            #expect(try await waiting.value == 2)
+            #expect(pool.readerCount == 1)
             try pool.close()
         }
     }

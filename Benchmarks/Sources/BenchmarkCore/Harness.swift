@@ -273,7 +273,8 @@ public struct Harness {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let executable = try Self.executableForValgrind(in: folder)
         var results: [InstructionResult] = []
-        output("Instructions counted by `valgrind --tool=callgrind --toggle-collect='*measuredRegion*'`, per unit:")
+        output("Instructions counted by `valgrind --tool=callgrind --toggle-collect='*measuredRegion*'`, per unit")
+        output("(whole process, every thread, for the workloads that run on other threads: queue-read-async, pool-*):")
         output("(count with N units − count with 0 units) / N, so opening, schema, data loading and statement")
         output("preparation cancel out. Callgrind files: \(folder.path)")
         output("")
@@ -290,9 +291,14 @@ public struct Harness {
                         "callgrind.\(name.replacingOccurrences(of: "/", with: "."))-\(count).out")
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: valgrind)
+                    // Callgrind's collection state is per thread: the toggle on `measuredRegion` counts the calling
+                    // thread only. For work that runs on other threads, count the whole process on every thread; the
+                    // run with 0 units takes away what does not depend on the units (start-up, data, statements).
+                    let collection =
+                        testCase.workload.runsOnOtherThreads
+                        ? ["--collect-atstart=yes"] : ["--collect-atstart=no", "--toggle-collect=*measuredRegion*"]
                     process.arguments =
-                        [
-                            "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=*measuredRegion*",
+                        ["--tool=callgrind"] + collection + [
                             "--callgrind-out-file=\(file.path)", executable, "--single", name, String(count),
                         ] + (options.quick ? ["--quick"] : [])
                     process.standardOutput = FileHandle.nullDevice

@@ -200,6 +200,12 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         }
     }
 
+    /// Whether the workload's work runs on threads other than the one that calls the timed body (a task's thread,
+    /// the pool's read threads): instruction counts then take every thread's instructions.
+    public var runsOnOtherThreads: Bool {
+        self == .queueReadAsync || usesPool
+    }
+
     /// The name of a unit, for "instructions per ...".
     public var unitName: String {
         switch self {

@@ -91,15 +91,19 @@ extension ToolkitImplementation {
         let pool = try makePool(size: size, location: location)
         let rows = size.rows
         let accesses = size.lookups
-        // Open the readers before timing, as a running app would have them.
-        let warm = DispatchSemaphore(value: 0)
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            _ = try? pool.read { _ in warm.signal() }
+        // Open both readers before timing, as a running app would have them: each warm-up read waits inside for the
+        // other, so two readers are in use at once.
+        let entered = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        runOnThreads(2) { index in
+            _ = try? pool.read { _ in
+                entered[index].signal()
+                _ = entered[1 - index].wait(timeout: .now() + 10)
+            }
         }
         return PreparedRun(
             body: {
                 let sum = SharedSum()
-                DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                runOnThreads(threads) { thread in
                     do {
                         var partial: Int64 = 0
                         for access in stride(from: thread, to: accesses, by: threads) {
@@ -158,4 +162,25 @@ extension ToolkitImplementation {
             close: { _ = try? pool.close() }
         )
     }
+}
+
+/// Runs `body(index)` on `count` new threads that start together, and waits for all of them.
+///
+/// Threads of their own rather than `DispatchQueue.concurrentPerform`, so the workload does not depend on how many
+/// worker threads Dispatch has at hand, and the one-thread case runs on a thread like the others.
+private func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let ready = DispatchSemaphore(value: 0)
+    let start = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    for index in 0..<count {
+        Thread {
+            ready.signal()
+            start.wait()
+            body(index)
+            finished.signal()
+        }.start()
+    }
+    for _ in 0..<count { ready.wait() }
+    for _ in 0..<count { start.signal() }
+    for _ in 0..<count { finished.wait() }
 }

@@ -28,8 +28,10 @@ public struct ToolkitImplementation: BenchmarkImplementation {
 
     /// Opens the database and sets up `workload`.
     public func prepare(_ workload: Workload, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
-        if workload.needsFile { return try prepareEncryption(workload, size: size, location: location) }
+        // The concurrency workloads first: the pool's need a file too, and must not fall through to the encryption
+        // workloads (they did, so every pool case timed an unencrypted scan).
         if let run = try prepareConcurrency(workload, size: size, location: location) { return run }
+        if workload.needsFile { return try prepareEncryption(workload, size: size, location: location) }
         // The default configuration opens with SQLITE_OPEN_NOMUTEX, like the other implementations.
         let db = try Database(path: location.path)
         do {
