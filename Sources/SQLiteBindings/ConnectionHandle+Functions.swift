@@ -137,6 +137,22 @@ extension FunctionContext {
         defer { state.deallocate() }
         return state.move()
     }
+
+    /// A step (or inverse) of the context forms that runs `update` on the evaluation's state, made by `initial` on
+    /// the first call; out of memory becomes the function's result. Inlinable, so it is specialized for `State`
+    /// where the function is defined: a row costs no generic metadata lookup.
+    @inlinable
+    static func updatingAggregateState<State>(
+        initial: @escaping () -> State, _ update: @escaping (inout State, FunctionArguments) throws -> Void
+    ) -> (FunctionContext, FunctionArguments) throws -> Void {
+        { context, arguments in
+            guard let state = context.aggregateState(initial: initial) else {
+                context.resultErrorNoMemory()
+                return
+            }
+            try update(&state.pointee, arguments)
+        }
+    }
 }
 
 extension ConnectionHandle {
@@ -243,13 +259,7 @@ extension ConnectionHandle {
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            step: { context, arguments in
-                guard let state = context.aggregateState(initial: initialState) else {
-                    context.resultErrorNoMemory()
-                    return
-                }
-                try step(&state.pointee, arguments)
-            },
+            step: FunctionContext.updatingAggregateState(initial: initialState, step),
             final: { context in
                 try final(context, context.takeAggregateState(State.self) ?? initialState())
             }
@@ -322,20 +332,8 @@ extension ConnectionHandle {
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            step: { context, arguments in
-                guard let state = context.aggregateState(initial: initialState) else {
-                    context.resultErrorNoMemory()
-                    return
-                }
-                try step(&state.pointee, arguments)
-            },
-            inverse: { context, arguments in
-                guard let state = context.aggregateState(initial: initialState) else {
-                    context.resultErrorNoMemory()
-                    return
-                }
-                try inverse(&state.pointee, arguments)
-            },
+            step: FunctionContext.updatingAggregateState(initial: initialState, step),
+            inverse: FunctionContext.updatingAggregateState(initial: initialState, inverse),
             value: { context in
                 if let state = context.existingAggregateState(State.self) {
                     try value(context, state.pointee)
