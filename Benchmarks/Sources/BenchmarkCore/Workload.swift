@@ -267,7 +267,6 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         var size = self
         switch workload {
         case .lookupsOneTransaction, .lookupsTransactionEach, .oneOffStatements: size.lookups = count
-        case .lookupsOneTransaction, .lookupsTransactionEach: size.lookups = count
         case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
             size.lookups = count
         case .bindStepColumnReset: size.iterations = count
