@@ -33,7 +33,7 @@ public func fuzzCSVImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     do {
         let db = try fuzzDatabase()
-        if tableExists { try db.execute("CREATE TABLE \(CSVImport.quoted(table)) (a TEXT, b TEXT)") }
+        if tableExists { try db.execute("CREATE TABLE \(quotedIdentifier(table)) (a TEXT, b TEXT)") }
         let before = try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
         do {
             try CSVImport.insert(records, into: table, in: db)
@@ -42,7 +42,7 @@ public func fuzzCSVImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let after = try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
             guard after == before else { fatalError("a failed import left a table behind") }
             if tableExists {
-                let rows = try db.queryValue("SELECT count(*) FROM \(CSVImport.quoted(table))", as: Int.self)
+                let rows = try db.queryValue("SELECT count(*) FROM \(quotedIdentifier(table))", as: Int.self)
                 guard rows == 0 else { fatalError("a failed import left \(rows ?? -1) rows behind") }
             }
             db.close()
@@ -50,8 +50,8 @@ public func fuzzCSVImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         if !tableExists, let header = records.first {
             // Every field back exactly, in order, as text.
-            let columns = header.fields.map(CSVImport.quoted).joined(separator: ", ")
-            let stored = try db.query("SELECT \(columns) FROM \(CSVImport.quoted(table)) ORDER BY rowid").map {
+            let columns = header.fields.map(quotedIdentifier).joined(separator: ", ")
+            let stored = try db.query("SELECT \(columns) FROM \(quotedIdentifier(table)) ORDER BY rowid").map {
                 $0.values
             }
             let expected = records.dropFirst().map { $0.fields.map { DatabaseValue.text($0) } }
