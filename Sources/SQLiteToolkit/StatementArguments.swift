@@ -223,17 +223,20 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     /// parameters; returns `false`, having bound nothing, when they do not.
     private func bindInOrder(_ values: [NamedValue], to statement: Statement) throws -> Bool {
         let names = statement.parameterNamesWithoutPrefix()
-        guard values.count == names.count else { return false }
-        for (name, pair) in zip(names, values) where !Statement.parameterName(name, matches: pair.key) {
+        let count = values.count
+        guard count == names.count else { return false }
+        // Index loops: they read the pairs in place, where iterators copy each one.
+        for index in 0..<count where !Statement.parameterName(names[index], matches: values[index].key) {
             return false
         }
         let handle = statement.handle
         let dates = statement.dateStorage == .unixSeconds ? [:] : namedDates
-        for (offset, pair) in values.enumerated() {
-            if !dates.isEmpty, let date = dates[pair.key] {
-                try date.bind(to: statement, at: Int32(offset + 1))
+        for index in 0..<count {
+            let position = Int32(truncatingIfNeeded: index + 1)
+            if !dates.isEmpty, let date = dates[values[index].key] {
+                try date.bind(to: statement, at: position)
             } else {
-                try pair.value.bind(to: handle, at: Int32(offset + 1))
+                try values[index].value.bind(to: handle, at: position)
             }
         }
         return true
