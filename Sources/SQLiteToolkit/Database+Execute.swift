@@ -15,12 +15,26 @@ extension Database {
         _ sql: String,
         _ arguments: repeat each Value
     ) throws {
+        try executeCached(
+            sql, { try $0.execute(repeat each arguments) },
+            describing: { StatementArguments(describing: repeat each arguments) })
+    }
+
+    /// Runs `body` on the cached statement for `sql` and checks the statement in again; adds the arguments to an
+    /// error when the configuration allows it. The one body of every positional `execute`, the pack form above and
+    /// the fixed-arity forms of `Database+ArgumentOverloads.swift`.
+    @inlinable
+    func executeCached(
+        _ sql: String,
+        _ body: (Statement) throws -> Void,
+        describing arguments: () -> StatementArguments
+    ) throws {
         let statement = try cachedStatement(sql)
         defer { statementCache.checkIn(statement) }
         do {
-            try statement.execute(repeat each arguments)
+            try body(statement)
         } catch {
-            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
+            throw withArguments(error, arguments)
         }
     }
 

@@ -255,15 +255,32 @@ public final class Statement {
 
     /// Binds `arguments`, one per parameter in order; throws before binding anything when the counts differ.
     @inlinable
+    ///
+    /// Calls with up to 12 arguments resolve to fixed-arity overloads (`Statement+ArgumentOverloads.swift`), which
+    /// behave the same and bind each value through its own type; this pack form binds longer lists.
     public func bind<each Value: DatabaseValueConvertible>(_ arguments: repeat each Value) throws {
-        try checkUsable()
-        let count = Statement.count(repeat (each Value).self)
-        guard count == parameterCount else { throw argumentCountError(given: Int(count)) }
-        checksColumnsAfterStep = true
+        try beginBinding(argumentCount: Statement.count(repeat (each Value).self))
         var index: Int32 = 1
         // A `repeat` expression rather than a `for` loop over the pack: the loop copies each value through its
         // value witnesses before binding it; the expression passes it borrowed.
         repeat try bindArgument(each arguments, at: &index)
+    }
+
+    /// Checks that the statement is usable and has `count` parameters, before binding `count` positional arguments.
+    @inlinable
+    func beginBinding(argumentCount count: Int32) throws {
+        try checkUsable()
+        guard count == parameterCount else { throw argumentCountError(given: Int(count)) }
+        checksColumnsAfterStep = true
+    }
+
+    /// Checks that the statement is usable, before binding named arguments; returns the parameters' names without
+    /// their prefix.
+    @inlinable
+    func beginNamedBinding() throws -> [String?] {
+        try checkUsable()
+        checksColumnsAfterStep = true
+        return parameterNamesWithoutPrefix()
     }
 
     /// The number of types in a pack, counted without touching any value.
@@ -323,27 +340,31 @@ public final class Statement {
         named first: (String, First),
         _ rest: repeat (String, each Value)
     ) throws {
-        try checkUsable()
-        checksColumnsAfterStep = true
-        let names = parameterNamesWithoutPrefix()
+        let names = try beginNamedBinding()
         // One pass over the pairs, each compared with the parameter at its position and bound at once: every pass
         // over a pack of tuples looks up each tuple's type metadata and copies the tuple.
         var inOrder = !names.isEmpty && Statement.parameterName(names[0], matches: first.0)
         if inOrder { try first.1.bind(to: self, at: 1) }
         var position = 1
         repeat try bindPairInOrder(each rest, names: names, position: &position, inOrder: &inOrder)
-        guard inOrder, position == names.count else {
-            // Nothing stays bound from the pass above: the dictionary binds every parameter, or clears them all
-            // and throws.
-            _ = handle.clearBindings()
-            var dictionary: [String: (any DatabaseValueConvertible)?] = [first.0: first.1]
-            var repeated: String?
-            for (name, value) in repeat each rest {
-                if dictionary.updateValue(value, forKey: name) != nil { repeated = name }
-            }
-            try bindNamed(dictionary, repeated: repeated)
-            return
+        guard inOrder, position == names.count else { return try bindNamedByName(first, repeat each rest) }
+    }
+
+    /// Binds `(name, value)` pairs that are not in the order of the parameters, matching them by name, or reports
+    /// why they do not match. Nothing stays bound from an attempt in order: the dictionary binds every parameter,
+    /// or clears them all and throws.
+    @usableFromInline
+    func bindNamedByName<First: DatabaseValueConvertible, each Value: DatabaseValueConvertible>(
+        _ first: (String, First),
+        _ rest: repeat (String, each Value)
+    ) throws {
+        _ = handle.clearBindings()
+        var dictionary: [String: (any DatabaseValueConvertible)?] = [first.0: first.1]
+        var repeated: String?
+        for (name, value) in repeat each rest {
+            if dictionary.updateValue(value, forKey: name) != nil { repeated = name }
         }
+        try bindNamed(dictionary, repeated: repeated)
     }
 
     /// Binds named arguments given out of order, or reports why they do not match.

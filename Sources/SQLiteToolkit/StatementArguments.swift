@@ -15,6 +15,15 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     enum Storage: Sendable, Hashable {
         case positional([DatabaseValue])
         case named([String: DatabaseValue])
+        /// A dictionary literal's pairs as written, unhashed: they bind by comparing each key with the parameter at
+        /// its position, which is the usual case, and become a dictionary only when they are not in that order.
+        case namedInOrder([NamedValue])
+    }
+
+    /// One pair of a dictionary literal.
+    struct NamedValue: Sendable, Hashable {
+        let key: String
+        let value: DatabaseValue
     }
 
     let storage: Storage
@@ -125,19 +134,53 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     }
 
     /// Named arguments from a literal.
+    ///
+    /// The pairs are kept in the order written, without hashing their keys: written in the order of the
+    /// statement's parameters, they bind by position after one comparison of names each. A key given twice keeps
+    /// its last value, as in a dictionary.
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
-        var values: [String: DatabaseValue] = Dictionary(minimumCapacity: elements.count)
+        var values: [NamedValue] = []
+        values.reserveCapacity(elements.count)
         var problem: String?
         var dates: [String: Date] = [:]
         for (key, value) in elements {
             let converted = Self.convert(value, problem: &problem)
             if let date = Self.date(value, converted: converted) { dates[key] = date }
-            values[key] = converted
+            values.append(NamedValue(key: key, value: converted))
         }
-        storage = .named(values)
+        storage = .namedInOrder(values)
         unrepresentable = problem
         positionalDates = [:]
         namedDates = dates
+    }
+
+    /// The pairs of a literal as a dictionary; a key given twice keeps its last value.
+    static func dictionary(_ values: [NamedValue]) -> [String: DatabaseValue] {
+        var dictionary: [String: DatabaseValue] = Dictionary(minimumCapacity: values.count)
+        for pair in values { dictionary[pair.key] = pair.value }
+        return dictionary
+    }
+
+    /// The storage with a literal's pairs as a dictionary, so arguments compare, hash and describe themselves by
+    /// content, whatever their order.
+    private var canonicalStorage: Storage {
+        guard case .namedInOrder(let values) = storage else { return storage }
+        return .named(Self.dictionary(values))
+    }
+
+    /// Whether both hold the same arguments: the same values in the same positions, or the same values under the
+    /// same names in any order.
+    public static func == (lhs: StatementArguments, rhs: StatementArguments) -> Bool {
+        lhs.canonicalStorage == rhs.canonicalStorage && lhs.unrepresentable == rhs.unrepresentable
+            && lhs.positionalDates == rhs.positionalDates && lhs.namedDates == rhs.namedDates
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(canonicalStorage)
+        hasher.combine(unrepresentable)
+        hasher.combine(positionalDates)
+        hasher.combine(namedDates)
     }
 
     /// The number of arguments.
@@ -145,6 +188,7 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         switch storage {
         case .positional(let values): values.count
         case .named(let values): values.count
+        case .namedInOrder(let values): Set(values.lazy.map(\.key)).count
         }
     }
 
@@ -167,29 +211,63 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
                     try value.bind(to: handle, at: Int32(offset + 1))
                 }
             }
+        case .namedInOrder(let values):
+            if try bindInOrder(values, to: statement) { return }
+            try Self.bindNamed(Self.dictionary(values), dates: namedDates, to: statement)
         case .named(let values):
-            let byName = try Self.withoutPrefixes(values, sql: statement.sql)
-            let dates =
-                statement.dateStorage == .unixSeconds || namedDates.isEmpty
-                ? [:] : try Self.withoutPrefixes(namedDates, sql: statement.sql)
-            let names = statement.parameterNamesWithoutPrefix()
-            // Bind as we go; on any mismatch, clear what was bound and report every problem at once.
-            for (offset, name) in names.enumerated() {
-                guard let name, let value = byName[name] else {
-                    _ = handle.clearBindings()
-                    throw Self.mismatch(byName, statement: statement)
-                }
-                if !dates.isEmpty, let date = dates[name] {
-                    try date.bind(to: statement, at: Int32(offset + 1))
-                } else {
-                    try value.bind(to: handle, at: Int32(offset + 1))
-                }
+            try Self.bindNamed(values, dates: namedDates, to: statement)
+        }
+    }
+
+    /// Binds a literal's pairs by position when each names the parameter at its position and there are as many as
+    /// parameters; returns `false`, having bound nothing, when they do not.
+    private func bindInOrder(_ values: [NamedValue], to statement: Statement) throws -> Bool {
+        let names = statement.parameterNamesWithoutPrefix()
+        let count = values.count
+        guard count == names.count else { return false }
+        // Index loops: they read the pairs in place, where iterators copy each one.
+        for index in 0..<count where !Statement.parameterName(names[index], matches: values[index].key) {
+            return false
+        }
+        let handle = statement.handle
+        let dates = statement.dateStorage == .unixSeconds ? [:] : namedDates
+        for index in 0..<count {
+            let position = Int32(truncatingIfNeeded: index + 1)
+            if !dates.isEmpty, let date = dates[values[index].key] {
+                try date.bind(to: statement, at: position)
+            } else {
+                try values[index].value.bind(to: handle, at: position)
             }
-            // Parameter names are distinct, so equal counts mean no argument was left unused.
-            guard byName.count == names.count else {
+        }
+        return true
+    }
+
+    /// Binds named arguments by looking up each parameter's name, or reports every mismatch at once.
+    private static func bindNamed(
+        _ values: [String: DatabaseValue], dates namedDates: [String: Date], to statement: Statement
+    ) throws {
+        let handle = statement.handle
+        let byName = try Self.withoutPrefixes(values, sql: statement.sql)
+        let dates =
+            statement.dateStorage == .unixSeconds || namedDates.isEmpty
+            ? [:] : try Self.withoutPrefixes(namedDates, sql: statement.sql)
+        let names = statement.parameterNamesWithoutPrefix()
+        // Bind as we go; on any mismatch, clear what was bound and report every problem at once.
+        for (offset, name) in names.enumerated() {
+            guard let name, let value = byName[name] else {
                 _ = handle.clearBindings()
                 throw Self.mismatch(byName, statement: statement)
             }
+            if !dates.isEmpty, let date = dates[name] {
+                try date.bind(to: statement, at: Int32(offset + 1))
+            } else {
+                try value.bind(to: handle, at: Int32(offset + 1))
+            }
+        }
+        // Parameter names are distinct, so equal counts mean no argument was left unused.
+        guard byName.count == names.count else {
+            _ = handle.clearBindings()
+            throw Self.mismatch(byName, statement: statement)
         }
     }
 
@@ -251,13 +329,16 @@ extension StatementArguments: CustomStringConvertible {
     /// The arguments as SQL literals, for error messages that opted in; a long text or blob is cut to its start and
     /// its size.
     public var description: String {
-        switch storage {
+        switch canonicalStorage {
         case .positional(let values):
             return "[" + values.map { $0.truncatedDescription() }.joined(separator: ", ") + "]"
         case .named(let values):
             return "["
                 + values.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.truncatedDescription())" }
                 .joined(separator: ", ") + "]"
+        case .namedInOrder(let values):
+            return "["
+                + values.map { "\($0.key): \($0.value.truncatedDescription())" }.joined(separator: ", ") + "]"
         }
     }
 }
