@@ -598,26 +598,35 @@ struct DatabasePoolTests {
             defer { try? pool.close() }
             #expect(try pool.read { db in try db.queryValue("PRAGMA mmap_size", as: Int.self) } == 0)
         }
-        // Encrypted: SQLite maps no page of an encrypted file, so reads and writes behave as without the setting.
-        try TemporaryFile.withDatabasePath { path in
-            var configuration = Database.Configuration()
-            configuration.key = .raw(hex: String(repeating: "3c", count: 32))
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            defer { try? pool.close() }
-            try pool.write { db in
-                try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, v TEXT)")
-                for index in 0..<2_000 { try db.execute("INSERT INTO item (v) VALUES (?)", "row \(index)") }
+        // Encrypted: SQLite maps no page of an encrypted file, so reads and writes behave as without the setting;
+        // with the key in the configuration, and with the key set by the hook (after the pool's mmap_size).
+        let key = DatabaseKey.raw(hex: String(repeating: "3c", count: 32))
+        for keyInSetUp in [false, true] {
+            try TemporaryFile.withDatabasePath { (path: String) throws -> Void in
+                var configuration = Database.Configuration()
+                if !keyInSetUp { configuration.key = key }
+                var setUp: (@Sendable (Database) throws -> Void)?
+                if keyInSetUp {
+                    setUp = { db in try db.setKey(key, cipher: nil) }
+                }
+                let pool = try DatabasePool(path: path, configuration: configuration, setUp: setUp)
+                defer { try? pool.close() }
+                try pool.write { db in
+                    try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, v TEXT)")
+                    for index in 0..<2_000 { try db.execute("INSERT INTO item (v) VALUES (?)", "row \(index)") }
+                }
+                for round in 0..<3 {
+                    try pool.write { db in try db.execute("INSERT INTO item (v) VALUES (?)", "round \(round)") }
+                    let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
+                    #expect(count == 2_001 + round)
+                }
+                try pool.close()
+                let plain = try Database(path: path)
+                defer { plain.close() }
+                #expect(throws: DatabaseError.self) {
+                    try plain.queryValue("SELECT count(*) FROM item", as: Int.self)
+                }
             }
-            for round in 0..<3 {
-                try pool.write { db in try db.execute("INSERT INTO item (v) VALUES (?)", "round \(round)") }
-                #expect(
-                    try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 2_001
-                        + round)
-            }
-            try pool.close()
-            let plain = try Database(path: path)
-            defer { plain.close() }
-            #expect(throws: DatabaseError.self) { try plain.queryValue("SELECT count(*) FROM item", as: Int.self) }
         }
     }
 }

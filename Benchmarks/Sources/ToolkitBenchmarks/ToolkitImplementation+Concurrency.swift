@@ -16,7 +16,8 @@ extension ToolkitImplementation {
         case .poolReadOneThread, .poolReadTwoThreads:
             return try preparePoolRead(threads: workload == .poolReadOneThread ? 1 : 2, size: size, location: location)
         case .poolWrite, .poolWriteWithReads:
-            return try preparePoolWrite(readers: workload == .poolWrite ? 0 : 2, size: size, location: location)
+            return try preparePoolWrite(
+                readers: workload == .poolWrite ? 0 : Self.readingThreads, size: size, location: location)
         default:
             return nil
         }
@@ -77,6 +78,11 @@ extension ToolkitImplementation {
             return sum
         }
     }
+
+    /// The threads that keep reading in `pool-write-with-reads`: 2, or `SQLTK_BENCH_POOL_READERS` (for example 1, to
+    /// see what reads cost the writer when the threads do not outnumber the cores).
+    private static let readingThreads =
+        ProcessInfo.processInfo.environment["SQLTK_BENCH_POOL_READERS"].flatMap { Int($0) }.map { max(1, $0) } ?? 2
 
     /// Statements every pool connection runs after the storage's pragmas, from `SQLTK_BENCH_POOL_PRAGMAS`
     /// (separated by `;`): for comparing settings (`PRAGMA mmap_size = 0`, `PRAGMA cache_size = ...`) without a
