@@ -66,7 +66,9 @@ public final class DatabasePool: @unchecked Sendable {
     /// In WAL mode a reader drops its page cache when its transaction starts after a commit, and reads its pages
     /// again; mapped, a page of the database file costs no `read` system call and no copy. SQLite uses no mapping
     /// for an encrypted database (its pages must be decrypted into the cache), so there the setting changes
-    /// nothing. Pages whose newest version is in the WAL are read from the WAL file either way.
+    /// nothing. Pages whose newest version is in the WAL are read from the WAL file either way. A disk error while
+    /// reading a mapped page arrives as a signal (`SIGBUS`) instead of `SQLITE_IOERR`: for a database on storage
+    /// that can fail or vanish (a removable volume, a network share), run `PRAGMA mmap_size = 0` in the hook.
     ///
     /// Related SQLite documentation: <https://sqlite.org/mmap.html>
     public static let readerMemoryMapSize = 256 << 20
