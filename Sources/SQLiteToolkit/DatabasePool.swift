@@ -395,19 +395,14 @@ public final class DatabasePool: @unchecked Sendable {
         return try writer.access(cancellation: cancellation, body)
     }
 
-    /// An async write. A plain write runs at once on the calling task's thread when the writer is free, like an
-    /// async read when a reader is free, and hops to the writer's dispatch queue only to wait for it. A barrier
-    /// write always hops: it may wait for the reads in progress, which must not hold a thread of Swift's
-    /// cooperative pool.
+    /// An async write: always on the writer's dispatch queue, never in place on the calling task's thread (unlike
+    /// an async read when a reader is free). A write can run long (a migration, an import), and Swift's cooperative
+    /// pool has one thread per core: with async writes in place, a long write beside a long read took both threads
+    /// of a 2-core machine, and the tasks that would have cancelled them could not run until both statements ended.
     private func asyncWrite<T: Sendable>(
         barrier: Bool,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        if !barrier {
-            try checkReentry("a write")
-            // A closed pool has a closed writer, which throws `.accessAfterClose` naming the pool.
-            return try await writer.asyncAccess(marking: identity, body)
-        }
         let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

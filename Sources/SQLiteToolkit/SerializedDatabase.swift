@@ -220,22 +220,15 @@ final class SerializedDatabase: @unchecked Sendable {
     ///
     /// When the connection is free, the access runs at once on the calling task's thread, like any synchronous
     /// code in an async function, and no thread is left waiting: the hop to ``dispatchQueue`` is only for accesses
-    /// that must wait for the connection. With `owner`, the thread that runs `body` is recorded in
-    /// ``ThreadAccesses`` as inside an access to `owner` (a pool's writer), for the owner's re-entry check.
-    func asyncAccess<T: Sendable>(
-        marking owner: ObjectIdentifier? = nil,
-        _ body: @escaping @Sendable (Database) throws -> T
-    ) async throws -> T {
+    /// that must wait for the connection.
+    func asyncAccess<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if Task.isCancelled { throw CancellationError() }
         if let database = try checkOutIfFree() {
             defer { checkIn() }
             let cancellation = inPlaceCancellation
             cancellation.reset()
             return try await withTaskCancellationHandler {
-                // No suspension point from here to the end of the access: the thread stays the same.
-                if let owner { ThreadAccesses.enter(owner) }
-                defer { if let owner { ThreadAccesses.leave(owner) } }
-                return try Self.run(body, on: database, cancellation: cancellation)
+                try Self.run(body, on: database, cancellation: cancellation)
             } onCancel: {
                 cancellation.cancel()
             }
@@ -244,12 +237,7 @@ final class SerializedDatabase: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 dispatchQueue.async {
-                    continuation.resume(
-                        with: Result {
-                            if let owner { ThreadAccesses.enter(owner) }
-                            defer { if let owner { ThreadAccesses.leave(owner) } }
-                            return try self.access(cancellation: cancellation, body)
-                        })
+                    continuation.resume(with: Result { try self.access(cancellation: cancellation, body) })
                 }
             }
         } onCancel: {

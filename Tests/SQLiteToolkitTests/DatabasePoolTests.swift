@@ -488,26 +488,28 @@ struct DatabasePoolTests {
         }
     }
 
-    @Test("an async write runs on the calling task's thread when the writer is free, and nested accesses throw")
-    func asyncWriteRunsInPlace() async throws {
+    @Test(
+        "an async write runs on the writer's dispatch queue, not on the awaiting task's thread; nested accesses throw")
+    func asyncWriteRunsOnTheWriterQueue() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path)
             try await pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
-            // No suspension point between reading the thread and the call: the caller's thread.
+            // A long write must not hold a thread of the cooperative pool (one per core), which the task that would
+            // cancel it may need.
             let caller = UInt(bitPattern: Int(bitPattern: pthread_self()))
             let inside = try await pool.write { db in
                 try db.execute("INSERT INTO item DEFAULT VALUES")
                 return UInt(bitPattern: Int(bitPattern: pthread_self()))
             }
-            #expect(inside == caller)
-            // The thread is marked as inside an access to the pool while the write runs in place.
+            #expect(inside != caller)
+            // The writer's thread is marked as inside an access to the pool while the write runs.
             let nested = try await pool.writeWithoutTransaction { _ in
                 let write = #expect(throws: DatabaseError.self) { try pool.write { _ in } }
                 let read = #expect(throws: DatabaseError.self) { try pool.read { _ in } }
                 return [write?.reason, read?.reason]
             }
             #expect(nested == [.reentrantAccess, .reentrantAccess])
-            // ... and no longer afterwards (a blocking read, on the thread that ran the write, without a hop).
+            // A blocking read afterwards works.
             let blockingCount = { () throws -> Int? in
                 try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
             }
