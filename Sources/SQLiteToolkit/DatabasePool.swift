@@ -60,6 +60,19 @@ public final class DatabasePool: @unchecked Sendable {
     /// The default wait for a reader: 10 seconds.
     public static let defaultReaderTimeout: TimeInterval = 10
 
+    /// The most bytes of the database file a reader connection reads through memory-mapped I/O: 256 MiB
+    /// (`PRAGMA mmap_size`, set before the set-up hook runs, so the hook can change it).
+    ///
+    /// In WAL mode a reader drops its page cache when its transaction starts after a commit, and reads its pages
+    /// again; mapped, a page of the database file costs no `read` system call and no copy. SQLite uses no mapping
+    /// for an encrypted database (its pages must be decrypted into the cache), so there the setting changes
+    /// nothing. Pages whose newest version is in the WAL are read from the WAL file either way. A disk error while
+    /// reading a mapped page arrives as a signal (`SIGBUS`) instead of `SQLITE_IOERR`: for a database on storage
+    /// that can fail or vanish (a removable volume, a network share), run `PRAGMA mmap_size = 0` in the hook.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/mmap.html>
+    public static let readerMemoryMapSize = 256 << 20
+
     /// Opens the writer connection now (a file that cannot be opened throws here), puts the database in WAL mode,
     /// and runs `setUp` on it; readers are opened when reads need them, each with `setUp` too.
     ///
@@ -87,6 +100,8 @@ public final class DatabasePool: @unchecked Sendable {
         self.readerRecipe = ConnectionRecipe(
             path: path, configuration: configuration,
             setUp: { db in
+                // Before the hook, so the hook can change it. Reads no page, so it may come before a `PRAGMA key`.
+                try db.execute("PRAGMA mmap_size = \(DatabasePool.readerMemoryMapSize)")
                 try setUp?(db)
                 try db.execute("PRAGMA query_only = ON")
             })
@@ -104,7 +119,8 @@ public final class DatabasePool: @unchecked Sendable {
                 }
                 try checkpoints.install(on: db)
             })
-        writer = try SerializedDatabase(recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write")
+        writer = try SerializedDatabase(
+            recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write", ownerName: "database pool")
     }
 
     private static func isInMemory(_ path: String, configuration: Database.Configuration) -> Bool {
@@ -375,10 +391,14 @@ public final class DatabasePool: @unchecked Sendable {
         }
         ThreadAccesses.enter(identity)
         defer { ThreadAccesses.leave(identity) }
-        // A closed pool has a closed writer, which throws `.accessAfterClose`.
+        // A closed pool has a closed writer, which throws `.accessAfterClose` naming the pool.
         return try writer.access(cancellation: cancellation, body)
     }
 
+    /// An async write: always on the writer's dispatch queue, never in place on the calling task's thread (unlike
+    /// an async read when a reader is free). A write can run long (a migration, an import), and Swift's cooperative
+    /// pool has one thread per core: with async writes in place, a long write beside a long read took both threads
+    /// of a 2-core machine, and the tasks that would have cancelled them could not run until both statements ended.
     private func asyncWrite<T: Sendable>(
         barrier: Bool,
         _ body: @escaping @Sendable (Database) throws -> T

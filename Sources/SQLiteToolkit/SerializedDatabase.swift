@@ -53,6 +53,8 @@ final class SerializedDatabase: @unchecked Sendable {
     private var isBusy = false
     private var ownerThread: UInt = 0
     let recipe: ConnectionRecipe
+    /// What errors call the owner: "database queue" or "database pool".
+    let ownerName: String
     /// Runs async accesses one after another, off Swift's cooperative thread pool: an access that waits for the
     /// connection blocks a thread of this queue, never one that other tasks need to make progress.
     let dispatchQueue: DispatchQueue
@@ -61,9 +63,11 @@ final class SerializedDatabase: @unchecked Sendable {
     /// returns, so one record serves them all, without an allocation (and a lock's) per access.
     private let inPlaceCancellation = AccessCancellation()
 
-    /// Opens the connection at once, so a path that cannot be opened throws here.
-    init(recipe: ConnectionRecipe, label: String) throws {
+    /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
+    /// the queue or pool that owns the connection.
+    init(recipe: ConnectionRecipe, label: String, ownerName: String = "database queue") throws {
         self.recipe = recipe
+        self.ownerName = ownerName
         self.database = try recipe.open()
         self.dispatchQueue = DispatchQueue(label: label)
     }
@@ -94,12 +98,12 @@ final class SerializedDatabase: @unchecked Sendable {
         defer { condition.unlock() }
         if isBusy && ownerThread == thread {
             throw DatabaseError.misuse(
-                "\(kind) started inside an access to the same queue would wait for itself; "
+                "\(kind) started inside an access to the same \(ownerName) would wait for itself; "
                     + "use the Database the enclosing access received", reason: .reentrantAccess)
         }
         while isBusy { condition.wait() }
         guard let database else {
-            throw DatabaseError.misuse("the database queue is closed", reason: .accessAfterClose)
+            throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
         }
         isBusy = true
         ownerThread = thread
@@ -113,12 +117,12 @@ final class SerializedDatabase: @unchecked Sendable {
         defer { condition.unlock() }
         if isBusy && ownerThread == thread {
             throw DatabaseError.misuse(
-                "an access started inside an access to the same queue would wait for itself; "
+                "an access started inside an access to the same \(ownerName) would wait for itself; "
                     + "use the Database the enclosing access received", reason: .reentrantAccess)
         }
         if isBusy { return nil }
         guard let database else {
-            throw DatabaseError.misuse("the database queue is closed", reason: .accessAfterClose)
+            throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
         }
         isBusy = true
         ownerThread = thread
@@ -188,7 +192,7 @@ final class SerializedDatabase: @unchecked Sendable {
         defer { condition.unlock() }
         if isBusy && ownerThread == thread {
             throw DatabaseError.misuse(
-                "close() inside an access to the same queue would wait for itself", reason: .reentrantAccess)
+                "close() inside an access to the same \(ownerName) would wait for itself", reason: .reentrantAccess)
         }
         while isBusy { condition.wait() }
         database?.close()
@@ -203,7 +207,7 @@ final class SerializedDatabase: @unchecked Sendable {
         defer { condition.unlock() }
         if isBusy && ownerThread == thread {
             throw DatabaseError.misuse(
-                "reopen() inside an access to the same queue would wait for itself", reason: .reentrantAccess)
+                "reopen() inside an access to the same \(ownerName) would wait for itself", reason: .reentrantAccess)
         }
         while isBusy { condition.wait() }
         guard database == nil else { return }

@@ -5,8 +5,9 @@
 //       creates the table `counter (id, value)` with one row of value 0, in that journal mode
 //   sqltk-test-helper increment PATH COUNT [BUSY [SYNCHRONOUS]]
 //       COUNT immediate transactions, each adding 1 to the counter; prints "ok COUNT busy B" where B is the number
-//       of transactions that failed with SQLITE_BUSY (each failure is retried until COUNT succeed); exits 1 on any
-//       other error. BUSY: `default` (the configuration's default, when omitted), `sqlite:SECONDS` (SQLite's own
+//       of transactions that failed with SQLITE_BUSY (each failure is retried until COUNT succeed), followed by
+//       "failed-attempt-seconds MIN-MAX" (how long the shortest and longest failed attempt took) when B > 0; exits 1
+//       on any other error. BUSY: `default` (the configuration's default, when omitted), `sqlite:SECONDS` (SQLite's own
 //       sqlite3_busy_timeout), `timeout:SECONDS` (the toolkit's handler), `immediate`, or
 //       `jitter:MIN:MAX:SECONDS` (sleeps of MIN to MAX microseconds); SYNCHRONOUS: off, normal or full
 //   sqltk-test-helper spin SECONDS
@@ -112,7 +113,11 @@ func increment(_ arguments: [String]) throws {
     }
     var busyErrors = 0
     var done = 0
+    // How long the shortest and the longest failed attempt took: whether each busy error came only after the busy
+    // mode's whole wait.
+    var busyAttemptSeconds: ClosedRange<Double>?
     while done < count {
+        let start = DispatchTime.now().uptimeNanoseconds
         do {
             try db.transaction(.immediate) { db in
                 try db.execute("UPDATE counter SET value = value + 1 WHERE id = 1")
@@ -120,9 +125,19 @@ func increment(_ arguments: [String]) throws {
             done += 1
         } catch let error as DatabaseError where error.isBusy {
             busyErrors += 1
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+            busyAttemptSeconds =
+                busyAttemptSeconds.map {
+                    min($0.lowerBound, seconds)...max($0.upperBound, seconds)
+                } ?? seconds...seconds
         }
     }
-    print("ok \(done) busy \(busyErrors)")
+    if let busyAttemptSeconds {
+        let range = String(format: "%.2f-%.2f", busyAttemptSeconds.lowerBound, busyAttemptSeconds.upperBound)
+        print("ok \(done) busy \(busyErrors) failed-attempt-seconds \(range)")
+    } else {
+        print("ok \(done) busy \(busyErrors)")
+    }
 }
 
 func spin(_ arguments: [String]) throws {

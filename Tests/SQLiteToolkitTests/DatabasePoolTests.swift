@@ -461,6 +461,176 @@ struct DatabasePoolTests {
             try pool.close()
         }
     }
+
+    @Test("after close, every write form throws the closed error naming the pool, not a queue")
+    func closedWriterNamesThePool() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            try pool.close()
+            var errors: [DatabaseError] = []
+            errors.append(try #require(throws: DatabaseError.self) { try pool.write { _ in } })
+            errors.append(try #require(throws: DatabaseError.self) { try pool.writeWithoutTransaction { _ in } })
+            errors.append(try #require(throws: DatabaseError.self) { try pool.barrierWrite { _ in } })
+            errors.append(try #require(throws: DatabaseError.self) { try pool.checkpoint() })
+            errors.append(try await #require(throws: DatabaseError.self) { try await pool.write { _ in } })
+            errors.append(
+                try await #require(throws: DatabaseError.self) { try await pool.writeWithoutTransaction { _ in } })
+            errors.append(try await #require(throws: DatabaseError.self) { try await pool.barrierWrite { _ in } })
+            for error in errors {
+                #expect(error.reason == .accessAfterClose)
+                #expect(error.message == "the database pool is closed")
+            }
+            // A queue's message still names the queue.
+            let queue = try DatabaseQueue()
+            try queue.close()
+            let queueError = try #require(throws: DatabaseError.self) { try queue.write { _ in } }
+            #expect(queueError.message == "the database queue is closed")
+        }
+    }
+
+    @Test(
+        "an async write runs on the writer's dispatch queue, not on the awaiting task's thread; nested accesses throw")
+    func asyncWriteRunsOnTheWriterQueue() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            try await pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+            // A long write must not hold a thread of the cooperative pool (one per core), which the task that would
+            // cancel it may need.
+            let caller = UInt(bitPattern: Int(bitPattern: pthread_self()))
+            let inside = try await pool.write { db in
+                try db.execute("INSERT INTO item DEFAULT VALUES")
+                return UInt(bitPattern: Int(bitPattern: pthread_self()))
+            }
+            #expect(inside != caller)
+            // The writer's thread is marked as inside an access to the pool while the write runs.
+            let nested = try await pool.writeWithoutTransaction { _ in
+                let write = #expect(throws: DatabaseError.self) { try pool.write { _ in } }
+                let read = #expect(throws: DatabaseError.self) { try pool.read { _ in } }
+                return [write?.reason, read?.reason]
+            }
+            #expect(nested == [.reentrantAccess, .reentrantAccess])
+            // A blocking read afterwards works.
+            let blockingCount = { () throws -> Int? in
+                try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
+            }
+            #expect(try blockingCount() == 1)
+            try pool.close()
+        }
+    }
+
+    @Test("an async write waits while another write holds the writer, then runs")
+    func asyncWriteWaitsForWriter() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            try await pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+            let inside = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let holder = Thread {
+                try? pool.write { db in
+                    try db.execute("INSERT INTO item DEFAULT VALUES")
+                    inside.signal()
+                    _ = release.wait(timeout: .now() + 20)
+                }
+            }
+            holder.start()
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    _ = inside.wait(timeout: .now() + 20)
+                    continuation.resume()
+                }
+            }
+            let waiting = Task {
+                try await pool.write { db in
+                    try db.execute("INSERT INTO item DEFAULT VALUES")
+                    return try db.queryValue("SELECT count(*) FROM item", as: Int.self)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            release.signal()
+            // The waiting write ran after the holder committed: it saw both rows.
+            #expect(try await waiting.value == 2)
+            try pool.close()
+        }
+    }
+
+    @Test("cancelling the task of an async write interrupts its statement and rolls back; the pool stays usable")
+    func asyncWriteCancellation() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            try await pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+            let started = Locked(false)
+            let task = Task {
+                try await pool.write { db in
+                    try db.execute("INSERT INTO item DEFAULT VALUES")
+                    try db.setProgressHandler(every: 1000) {
+                        started.withLock { $0 = true }
+                        return false
+                    }
+                    return try db.queryValue(
+                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) "
+                            + "SELECT count(*) FROM c", as: Int.self)
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(started.current)
+            task.cancel()
+            let result = await task.result
+            let error = try #require(throws: DatabaseError.self) { try result.get() }
+            #expect(error.isInterrupted)
+            #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 0)
+            try await pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
+            #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 1)
+            try pool.close()
+        }
+    }
+
+    @Test("reader connections use memory-mapped I/O by default; the set-up hook can change it; encrypted pools work")
+    func readerMemoryMapping() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try DatabasePool(path: path)
+            defer { try? pool.close() }
+            try pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
+            #expect(
+                try pool.read { db in try db.queryValue("PRAGMA mmap_size", as: Int.self) }
+                    == DatabasePool.readerMemoryMapSize)
+        }
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try DatabasePool(path: path) { db in try db.execute("PRAGMA mmap_size = 0") }
+            defer { try? pool.close() }
+            #expect(try pool.read { db in try db.queryValue("PRAGMA mmap_size", as: Int.self) } == 0)
+        }
+        // Encrypted: SQLite maps no page of an encrypted file, so reads and writes behave as without the setting;
+        // with the key in the configuration, and with the key set by the hook (after the pool's mmap_size).
+        let key = DatabaseKey.raw(hex: String(repeating: "3c", count: 32))
+        for keyInSetUp in [false, true] {
+            try TemporaryFile.withDatabasePath { (path: String) throws -> Void in
+                var configuration = Database.Configuration()
+                if !keyInSetUp { configuration.key = key }
+                var setUp: (@Sendable (Database) throws -> Void)?
+                if keyInSetUp {
+                    setUp = { db in try db.setKey(key, cipher: nil) }
+                }
+                let pool = try DatabasePool(path: path, configuration: configuration, setUp: setUp)
+                defer { try? pool.close() }
+                try pool.write { db in
+                    try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, v TEXT)")
+                    for index in 0..<2_000 { try db.execute("INSERT INTO item (v) VALUES (?)", "row \(index)") }
+                }
+                for round in 0..<3 {
+                    try pool.write { db in try db.execute("INSERT INTO item (v) VALUES (?)", "round \(round)") }
+                    let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
+                    #expect(count == 2_001 + round)
+                }
+                try pool.close()
+                let plain = try Database(path: path)
+                defer { plain.close() }
+                #expect(throws: DatabaseError.self) {
+                    try plain.queryValue("SELECT count(*) FROM item", as: Int.self)
+                }
+            }
+        }
+    }
 }
 
 extension TemporaryFile {

@@ -16,7 +16,8 @@ extension ToolkitImplementation {
         case .poolReadOneThread, .poolReadTwoThreads:
             return try preparePoolRead(threads: workload == .poolReadOneThread ? 1 : 2, size: size, location: location)
         case .poolWrite, .poolWriteWithReads:
-            return try preparePoolWrite(readers: workload == .poolWrite ? 0 : 2, size: size, location: location)
+            return try preparePoolWrite(
+                readers: workload == .poolWrite ? 0 : Self.readingThreads, size: size, location: location)
         default:
             return nil
         }
@@ -78,8 +79,20 @@ extension ToolkitImplementation {
         }
     }
 
+    /// The threads that keep reading in `pool-write-with-reads`: 2, or `SQLTK_BENCH_POOL_READERS` (for example 1, to
+    /// see what reads cost the writer when the threads do not outnumber the cores).
+    private static let readingThreads =
+        ProcessInfo.processInfo.environment["SQLTK_BENCH_POOL_READERS"].flatMap { Int($0) }.map { max(1, $0) } ?? 2
+
+    /// Statements every pool connection runs after the storage's pragmas, from `SQLTK_BENCH_POOL_PRAGMAS`
+    /// (separated by `;`): for comparing settings (`PRAGMA mmap_size = 0`, `PRAGMA cache_size = ...`) without a
+    /// rebuild. Empty by default, so the workloads measure the pool as users get it.
+    private static let extraPoolPragmas: [String] =
+        (ProcessInfo.processInfo.environment["SQLTK_BENCH_POOL_PRAGMAS"] ?? "")
+        .split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+
     private func makePool(size: WorkloadSize, location: DatabaseLocation) throws -> DatabasePool {
-        let pragmas = location.storage.pragmas
+        let pragmas = location.storage.pragmas + Self.extraPoolPragmas
         let pool = try DatabasePool(path: location.path) { db in
             for pragma in pragmas { try db.execute(pragma) }
         }
@@ -145,11 +158,13 @@ extension ToolkitImplementation {
                         finished.signal()
                     }.start()
                 }
+                let clock = WriterClock()
                 let written = Result {
                     for access in 0..<accesses {
                         try pool.write { db in try db.execute("INSERT INTO w (v) VALUES (?)", access) }
                     }
                 }
+                clock.report(readers: readers)
                 stop.set()
                 for _ in 0..<readers { finished.wait() }
                 try written.get()
@@ -183,4 +198,30 @@ private func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Voi
     for _ in 0..<count { ready.wait() }
     for _ in 0..<count { start.signal() }
     for _ in 0..<count { finished.wait() }
+}
+
+/// With `SQLTK_BENCH_THREAD_CPU` set, prints the writing thread's wall and CPU time to standard error: whether the
+/// writer beside the readers did more work per write, or waited for a core or a lock.
+private struct WriterClock {
+    static let isEnabled = ProcessInfo.processInfo.environment["SQLTK_BENCH_THREAD_CPU"] != nil
+    let wall = DispatchTime.now().uptimeNanoseconds
+    let cpu = WriterClock.threadCPUNanoseconds()
+
+    static func threadCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    func report(readers: Int) {
+        guard Self.isEnabled else { return }
+        let wallMilliseconds = Double(DispatchTime.now().uptimeNanoseconds &- wall) / 1e6
+        let cpuMilliseconds = Double(Self.threadCPUNanoseconds() &- cpu) / 1e6
+        FileHandle.standardError.write(
+            Data(
+                String(
+                    format: "writer beside %d readers: wall %.1f ms, cpu %.1f ms\n", readers, wallMilliseconds,
+                    cpuMilliseconds
+                ).utf8))
+    }
 }
