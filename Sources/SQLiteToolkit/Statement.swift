@@ -35,7 +35,12 @@ public final class Statement {
     /// The number of result columns; 0 for statements that return no rows. It follows a schema change: when SQLite
     /// re-prepares the statement (`ALTER TABLE ... ADD COLUMN` under a `SELECT *`), the count and the names are read
     /// again after the first step.
-    @exclusivity(unchecked) public private(set) var columnCount: Int32
+    @exclusivity(unchecked) public private(set) var columnCount: Int32 {
+        didSet { readableColumnCount = isFinalized ? 0 : Int(columnCount) }
+    }
+    /// ``columnCount`` while the statement is usable, 0 once it is finalized: a read checks its index against it,
+    /// and so checks the index and the statement with one comparison (``columnIndexIfReadable(_:)``).
+    @exclusivity(unchecked) @usableFromInline private(set) var readableColumnCount: Int
     /// SQLite's count of the statement's re-preparations (`SQLITE_STMTSTATUS_REPREPARE`) when the columns were read.
     @exclusivity(unchecked) private var knownRepreparations: Int32 = 0
     /// Whether the next step is the first of a run, after which the columns are checked against a re-preparation.
@@ -44,7 +49,7 @@ public final class Statement {
     @exclusivity(unchecked) var nameIndex: ColumnNameIndex? {
         didSet {
             nameLookup = nameIndex?.entries
-            nameLookupCount = nameIndex?.entryCount ?? 0
+            nameLookupCount = isFinalized ? 0 : nameIndex?.entryCount ?? 0
             nameGuess = 0
         }
     }
@@ -89,7 +94,9 @@ public final class Statement {
         self.database = database
         self.isCached = isCached
         self.parameterCount = handle.bindParameterCount()
-        self.columnCount = handle.columnCount()
+        let columnCount = handle.columnCount()
+        self.columnCount = columnCount
+        self.readableColumnCount = Int(columnCount)
         self.isReadOnly = handle.isReadOnly()
         self.dateStorage = database.configuration.dateStorage
     }
@@ -107,6 +114,8 @@ public final class Statement {
         guard !isFinalized else { return }
         finalizedColumnNames = columnNames
         isFinalized = true
+        readableColumnCount = 0
+        nameLookupCount = 0
     }
 
     /// Retires the statement and finalizes its handle. Called by the connection when it releases its statements.
@@ -180,6 +189,20 @@ public final class Statement {
         return Int32(truncatingIfNeeded: index)
     }
 
+    /// Checks a column index of a read, and the statement, with one comparison: fails with `SQLITE_MISUSE` once
+    /// the statement is finalized, else with the range error.
+    @inlinable
+    func columnIndexIfReadable(_ index: Int) throws -> Int32 {
+        guard UInt(bitPattern: index) < UInt(bitPattern: readableColumnCount) else { throw unreadableError(index) }
+        return Int32(truncatingIfNeeded: index)
+    }
+
+    /// Why ``columnIndexIfReadable(_:)`` refused `index`.
+    @usableFromInline
+    func unreadableError(_ index: Int) -> DatabaseError {
+        isFinalized ? finalizedError() : columnRangeError(index)
+    }
+
     @usableFromInline
     func columnRangeError(_ index: Int) -> DatabaseError {
         DatabaseError.range(
@@ -206,6 +229,9 @@ public final class Statement {
     /// tried first, inline: when `name` is the same string as that column's name (a short name of the same
     /// spelling, or the same string storage), its 16 bytes are equal, and the index is found with one comparison
     /// and no reference counting. Anything else takes the full lookup.
+    ///
+    /// It also checks that the statement is usable: finalizing it empties the inlined lookup, so the full lookup
+    /// runs, and throws.
     @inlinable
     func columnIndex(named name: String) throws -> Int32 {
         let position = nameGuess
@@ -220,10 +246,8 @@ public final class Statement {
 
     @usableFromInline
     func resolveColumnIndex(named name: String) throws -> Int32 {
-        if nameIndex == nil {
-            guard !isFinalized else { throw finalizedError() }
-            nameIndex = ColumnNameIndex(names: columnNames)
-        }
+        guard !isFinalized else { throw finalizedError() }
+        if nameIndex == nil { nameIndex = ColumnNameIndex(names: columnNames) }
         guard let index = nameIndex?.index(of: name, guess: &nameGuess) else {
             throw DatabaseError.range(
                 "no column named \"\(name)\"; the columns are \(columnNames)", sql: sql, reason: .columnNotFound(name))
