@@ -349,6 +349,7 @@ public final class Database {
         let (persistent, fingerprint) = statementCache.persistence(for: sql)
         let statement = try prepare(sql, persistent: persistent, isCached: true)
         statement.cacheFingerprint = fingerprint
+        statement.isPersistent = persistent
         return statement
     }
 

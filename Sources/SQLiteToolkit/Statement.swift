@@ -68,14 +68,18 @@ public final class Statement {
     @exclusivity(unchecked) var isCheckedOut = false
     /// Whether the statement is the one the cache keeps for its SQL.
     @exclusivity(unchecked) var isInCache = false
-    /// The statement cache's least-recently-used list runs through its statements: the neighbours, unretained
-    /// (the cache's dictionary retains every statement on the list), and whether the statement is on it.
+    /// The statement cache's least-recently-used lists run through its statements: the neighbours, unretained
+    /// (the cache's dictionary retains every statement on a list), and whether the statement is on one.
     @exclusivity(unchecked) var cacheNewer: Unmanaged<Statement>?
     @exclusivity(unchecked) var cacheOlder: Unmanaged<Statement>?
     @exclusivity(unchecked) var isOnCacheList = false
-    /// The hash value of ``sql``, computed once when the cache prepared the statement, so evicting it remembers
-    /// the SQL without hashing it again.
+    /// The cache's hash of ``sql`` (``StatementCache/fingerprint(of:)``), computed once when the cache prepared
+    /// the statement: its key in the cache, also remembered when the statement is evicted.
     @exclusivity(unchecked) var cacheFingerprint: Int?
+    /// Whether the cache prepared the statement with `SQLITE_PREPARE_PERSISTENT`, which decides its list there.
+    @exclusivity(unchecked) var isPersistent = false
+    /// When the statement was last checked in to the cache, on the cache's clock.
+    @exclusivity(unchecked) var cacheAge = 0
     /// The names of the parameters without their `:`, `@` or `$` (`nil` for `?` and `?NNN`), built on the first
     /// binding of named arguments.
     @exclusivity(unchecked) private var bareParameterNames: [String?]?
