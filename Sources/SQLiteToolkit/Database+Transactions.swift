@@ -146,20 +146,32 @@ struct TransactionStatements {
         }
     }
 
-    private var statements: [Statement?] = Array(repeating: nil, count: 5)
-
-    private static func slot(_ kind: Kind) -> Int {
-        switch kind {
-        case .begin(.deferred): 0
-        case .begin(.immediate): 1
-        case .begin(.exclusive): 2
-        case .commit: 3
-        case .rollback: 4
-        }
-    }
+    // One stored property per kind rather than an array: no bounds check and no array buffer to go through on
+    // every transaction.
+    private var beginDeferred: Statement?
+    private var beginImmediate: Statement?
+    private var beginExclusive: Statement?
+    private var commit: Statement?
+    private var rollback: Statement?
 
     subscript(kind: Kind) -> Statement? {
-        get { statements[Self.slot(kind)] }
-        set { statements[Self.slot(kind)] = newValue }
+        get {
+            switch kind {
+            case .begin(.deferred): beginDeferred
+            case .begin(.immediate): beginImmediate
+            case .begin(.exclusive): beginExclusive
+            case .commit: commit
+            case .rollback: rollback
+            }
+        }
+        set {
+            switch kind {
+            case .begin(.deferred): beginDeferred = newValue
+            case .begin(.immediate): beginImmediate = newValue
+            case .begin(.exclusive): beginExclusive = newValue
+            case .commit: commit = newValue
+            case .rollback: rollback = newValue
+            }
+        }
     }
 }

@@ -342,7 +342,7 @@ public final class Database {
     /// A statement for `sql` from the cache, or a newly prepared one that will be cached when returned.
     @usableFromInline
     func cachedStatement(_ sql: String) throws -> Statement {
-        _ = try connection(for: sql)
+        if handle == nil || isBackupDestination { _ = try connection(for: sql) }  // throws the reason
         if let statement = statementCache.checkOut(sql) { return statement }
         // SQLITE_PREPARE_PERSISTENT only for SQL the cache saw before: it keeps SQLite off its lookaside allocator,
         // which slows down preparing and finalizing a statement that is used once.

@@ -10,9 +10,9 @@
 /// with a cheap hash of its bytes (``fingerprint(of:)``): the statements are found by that hash and confirmed by
 /// comparing the SQL, so two texts with the same hash only cost the second one its place in the cache.
 ///
-/// Eviction is O(1): the statements that are kept and not checked out form doubly linked lists through the
-/// statements themselves, most recently used first, so the one to evict is a list's last. A checked-out statement
-/// is off the lists, so it is never evicted while it runs.
+/// Eviction is O(1) (amortized): the statements that are kept form doubly linked lists through the statements
+/// themselves, most recently checked in first, so the one to evict is a list's last. A checked-out statement is
+/// never evicted while it runs: eviction takes it off its list instead, and checking it in puts it back in front.
 ///
 /// Whether a statement is prepared with `SQLITE_PREPARE_PERSISTENT` is the cache's decision. Without that flag,
 /// SQLite takes a statement's memory from the connection's small lookaside pool, which makes preparing and
@@ -64,10 +64,10 @@ final class StatementCache {
     @usableFromInline
     func checkOut(_ sql: String) -> Statement? {
         // The same SQL as last time (a loop): no hashing, no reference counting until the statement is handed out.
-        if let recent = mostRecent,
-            recent._withUnsafeGuaranteedRef({ Self.isSame($0.sql, sql) && !$0.isCheckedOut && !$0.isFinalized })
+        if let recent = mostRecent?.takeUnretainedValue(), Self.isSame(recent.sql, sql), !recent.isCheckedOut,
+            !recent.isFinalized
         {
-            return hand(recent.takeUnretainedValue())
+            return hand(recent)
         }
         guard capacity > 0, let statement = statements[Self.fingerprint(of: sql)], Self.isSame(statement.sql, sql),
             !statement.isCheckedOut, !statement.isFinalized
@@ -78,11 +78,12 @@ final class StatementCache {
         return hand(statement)
     }
 
-    /// Hands out a kept statement.
+    /// Hands out a kept statement. It stays on its list, where eviction skips it (and takes it off then): in a
+    /// loop, a statement checked out and in again stays the newest, and its list does not change.
+    @inline(__always)
     private func hand(_ statement: Statement) -> Statement {
         hits += 1
         statement.isCheckedOut = true
-        unlink(statement)
         mostRecent = Unmanaged.passUnretained(statement)
         return statement
     }
@@ -116,18 +117,15 @@ final class StatementCache {
         statement.isInCache = true
         if !statement.isPersistent {
             transientCount += 1
-            if transientCount > transientCapacity, let victim = transientList.oldest?.takeUnretainedValue() {
-                evict(victim)
-            }
+            if transientCount > transientCapacity, let victim = transientList.oldestIdle() { evict(victim) }
         }
         if statements.count > capacity {
             let victim: Statement?
-            switch (transientList.oldest, persistentList.oldest) {
+            switch (transientList.oldestIdle(), persistentList.oldestIdle()) {
             case (let transient?, let persistent?):
-                victim = (transient.takeUnretainedValue().cacheAge < persistent.takeUnretainedValue().cacheAge
-                    ? transient : persistent).takeUnretainedValue()
-            case (let transient?, nil): victim = transient.takeUnretainedValue()
-            case (nil, let persistent?): victim = persistent.takeUnretainedValue()
+                victim = transient.cacheAge < persistent.cacheAge ? transient : persistent
+            case (let transient?, nil): victim = transient
+            case (nil, let persistent?): victim = persistent
             case (nil, nil): victim = nil
             }
             guard let victim else {
@@ -165,6 +163,7 @@ final class StatementCache {
     }
 
     /// Puts a kept statement at the front of its list.
+    @inline(__always)
     private func pushFront(_ statement: Statement) {
         clock &+= 1
         statement.cacheAge = clock
@@ -205,7 +204,14 @@ final class StatementCache {
     /// (the string comparison would look at their bytes).
     @inline(__always)
     private static func isSame(_ left: String, _ right: String) -> Bool {
-        left.utf8.count == right.utf8.count && left == right
+        // The same string storage (a loop passing the same literal or variable) needs no further look. The check
+        // is folded away where a `String` is not two words.
+        if MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size {
+            let leftWords = unsafeBitCast(left, to: (UInt64, UInt64).self)
+            let rightWords = unsafeBitCast(right, to: (UInt64, UInt64).self)
+            if leftWords.0 == rightWords.0, leftWords.1 == rightWords.1 { return true }
+        }
+        return left.utf8.count == right.utf8.count && left == right
     }
 
     /// A cheap 64-bit hash of the SQL's UTF-8 bytes, eight at a time (the standard library's seeded hash costs
@@ -245,6 +251,16 @@ extension StatementCache {
     struct List {
         var newest: Unmanaged<Statement>?
         var oldest: Unmanaged<Statement>?
+
+        /// The least recently checked-in statement that is not checked out; the checked-out statements met on the
+        /// way are taken off the list (checking them in puts them back at the front).
+        mutating func oldestIdle() -> Statement? {
+            while let statement = oldest?.takeUnretainedValue() {
+                if !statement.isCheckedOut { return statement }
+                unlink(statement)
+            }
+            return nil
+        }
 
         mutating func pushFront(_ statement: Statement) {
             if let newest, newest.toOpaque() == Unmanaged.passUnretained(statement).toOpaque() { return }
