@@ -23,14 +23,14 @@ extension Database {
 
     /// Begins a transaction. Prefer the closure forms, which cannot leave a transaction open.
     public func beginTransaction(_ kind: TransactionKind = .immediate) throws {
-        try transactionStatement(.begin(kind)).run()
+        try runTransactionStatement(.begin(kind))
     }
 
     /// Commits the open transaction. When the commit fails (for example with `SQLITE_BUSY`), the transaction is
     /// rolled back, so none stays open, and the error is thrown.
     public func commit() throws {
         do {
-            try transactionStatement(.commit).run()
+            try runTransactionStatement(.commit)
         } catch {
             if isInTransaction { try? transactionStatement(.rollback).run() }
             throw error
@@ -41,6 +41,17 @@ extension Database {
     public func rollback() throws {
         guard isInTransaction else { return }
         try transactionStatement(.rollback).run()
+    }
+
+    /// Runs `BEGIN`, `COMMIT` or `ROLLBACK` without retaining its statement: the connection holds it from its first
+    /// use until the connection is released (``close()`` keeps it), so it cannot be freed while it runs, even by a
+    /// callback that closes the connection.
+    func runTransactionStatement(_ kind: TransactionStatements.Kind) throws {
+        guard let statement = transactionStatements.unretained(kind) else {
+            try transactionStatement(kind).run()
+            return
+        }
+        try statement._withUnsafeGuaranteedRef { try $0.run() }
     }
 
     /// `BEGIN`, `COMMIT` and `ROLLBACK`, prepared once per connection and kept, so a short transaction costs close
@@ -153,6 +164,19 @@ struct TransactionStatements {
     private var beginExclusive: Statement?
     private var commit: Statement?
     private var rollback: Statement?
+
+    /// The statement of `kind`, if prepared, unretained: valid while this value holds it.
+    func unretained(_ kind: Kind) -> Unmanaged<Statement>? {
+        let statement: Statement?
+        switch kind {
+        case .begin(.deferred): statement = beginDeferred
+        case .begin(.immediate): statement = beginImmediate
+        case .begin(.exclusive): statement = beginExclusive
+        case .commit: statement = commit
+        case .rollback: statement = rollback
+        }
+        return statement.map { Unmanaged.passUnretained($0) }
+    }
 
     subscript(kind: Kind) -> Statement? {
         get {

@@ -172,7 +172,8 @@ public final class Database {
             // `deinit` must find its handle finalized, and never read its unowned reference back to the connection.
             release(connection)
         }
-        transactionStatements = TransactionStatements()
+        // The transaction statements stay referenced (finalized like the others): one of them may be running the
+        // callback that closes, and it runs without a reference of its own (runTransactionStatement(_:)).
         statementCache.removeAll()
         // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
         busyMode = .immediateError

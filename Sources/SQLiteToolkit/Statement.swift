@@ -201,6 +201,18 @@ public final class Statement {
         return Int32(truncatingIfNeeded: index)
     }
 
+    /// The value of column `index` of the current row as `T`: ``Row/value(at:as:)``, for callers that hold the
+    /// statement and need no row (a row would retain the statement).
+    @inlinable
+    func columnValue<T: DatabaseValueConvertible>(at index: Int, as type: T.Type) throws -> T {
+        let column = try columnIndexIfReadable(index)
+        do {
+            return try T.read(from: self, at: column)
+        } catch {
+            throw Row(statement: self).readError(error, at: column)
+        }
+    }
+
     /// Why ``columnIndexIfReadable(_:)`` refused `index`.
     @usableFromInline
     func unreadableError(_ index: Int) -> DatabaseError {
