@@ -75,14 +75,13 @@ extension Database {
     ///
     /// - Throws: `SQLITE_MISUSE` before running `body` when a transaction is already open (use ``savepoint(_:)``
     ///   to nest); the error of `body`; or the error of a failed commit, after which no transaction is open.
+    @inlinable
     @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
         // The same steps as inTransaction(_:_:), without an `Optional<T>` to carry the result out of a closure: for a
-        // generic `T` its type metadata was looked up at run time on every transaction.
-        guard !isInTransaction else {
-            throw DatabaseError.misuse(
-                "a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
-        }
+        // generic `T` its type metadata was looked up at run time on every transaction. Inlinable, so `T` is
+        // concrete in the caller and the result moves without value witnesses.
+        guard !isInTransaction else { throw Database.nestedTransactionError() }
         try beginTransaction(kind)
         let result: T
         do {
@@ -95,15 +94,18 @@ extension Database {
         return result
     }
 
+    /// The error of a transaction begun inside another.
+    @usableFromInline
+    static func nestedTransactionError() -> DatabaseError {
+        DatabaseError.misuse("a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
+    }
+
     /// Runs `body` in a transaction and commits or rolls back as it answers; a throw rolls back and rethrows.
     public func inTransaction(
         _ kind: TransactionKind = .immediate,
         _ body: (Database) throws -> TransactionCompletion
     ) throws {
-        guard !isInTransaction else {
-            throw DatabaseError.misuse(
-                "a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
-        }
+        guard !isInTransaction else { throw Database.nestedTransactionError() }
         try beginTransaction(kind)
         let completion: TransactionCompletion
         do {

@@ -42,7 +42,7 @@ public final class Statement {
     /// and so checks the index and the statement with one comparison (``columnIndexIfReadable(_:)``).
     @exclusivity(unchecked) @usableFromInline private(set) var readableColumnCount: Int
     /// SQLite's count of the statement's re-preparations (`SQLITE_STMTSTATUS_REPREPARE`) when the columns were read.
-    @exclusivity(unchecked) private var knownRepreparations: Int32 = 0
+    @exclusivity(unchecked) @usableFromInline var knownRepreparations: Int32 = 0
     /// Whether the next step is the first of a run, after which the columns are checked against a re-preparation.
     @exclusivity(unchecked) @usableFromInline var checksColumnsAfterStep = true
     /// Column names and their leftmost case-insensitive match, built on the first read by name.
@@ -148,15 +148,17 @@ public final class Statement {
     /// since they were read (a schema change). One status call per run, none per row.
     @inlinable
     func checkColumnsAfterFirstStep() {
-        if checksColumnsAfterStep { refreshColumnsIfReprepared() }
-    }
-
-    @usableFromInline
-    func refreshColumnsIfReprepared() {
+        guard checksColumnsAfterStep else { return }
+        // The status call inline; only a re-preparation, which is rare, calls out.
         checksColumnsAfterStep = false
         guard !isFinalized else { return }
         let repreparations = handle.status(.reprepare, reset: false)
-        guard repreparations != knownRepreparations else { return }
+        if repreparations != knownRepreparations { refreshColumns(repreparations: repreparations) }
+    }
+
+    /// Reads the column count again, and the names on their next use, after SQLite re-prepared the statement.
+    @usableFromInline
+    func refreshColumns(repreparations: Int32) {
         knownRepreparations = repreparations
         columnCount = handle.columnCount()
         nameIndex = nil
