@@ -389,6 +389,7 @@ public final class Database {
     public var totalChanges: Int64 { handle?.totalChanges() ?? 0 }
 
     /// Whether a transaction is open, as SQLite itself reports it (`sqlite3_get_autocommit`), not from a flag.
+    @inlinable
     public var isInTransaction: Bool { handle.map { !$0.isAutocommit() } ?? false }
 
     /// Interrupts the statement running on this connection; it fails with `SQLITE_INTERRUPT` and the connection
