@@ -52,7 +52,8 @@ extension Database {
         ///
         /// Related SQLite documentation: <https://sqlite.org/quirks.html#dblquote>
         public var allowsDoubleQuotedStringLiterals = false
-        /// The most prepared statements the cache keeps (0 disables it). Default 64.
+        /// The most prepared statements the cache keeps (0 disables it). Default 64. Of SQL run for the first time,
+        /// at most 8 statements are kept; SQL that comes back after its statement was evicted fills the rest.
         public var statementCacheCapacity = 64
         /// Whether errors carry the bound arguments. Default `false`: errors never contain user data.
         public var includesArgumentsInErrors = false

@@ -163,7 +163,7 @@ extension Database {
         do {
             try statement.bind(repeat each arguments)
             guard try statement.step() else { return nil }
-            return try statement.currentRow.value(at: 0, as: T.self)
+            return try statement.columnValue(at: 0, as: T.self)
         } catch {
             throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
         }
@@ -189,7 +189,7 @@ extension Database {
         do {
             try statement.bind(repeat each arguments)
             guard try statement.step() else { throw Database.noRowError(sql: sql) }
-            return try statement.currentRow.value(at: 0, as: T.self)
+            return try statement.columnValue(at: 0, as: T.self)
         } catch {
             throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
         }

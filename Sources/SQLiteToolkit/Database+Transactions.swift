@@ -23,14 +23,14 @@ extension Database {
 
     /// Begins a transaction. Prefer the closure forms, which cannot leave a transaction open.
     public func beginTransaction(_ kind: TransactionKind = .immediate) throws {
-        try transactionStatement(.begin(kind)).run()
+        try runTransactionStatement(.begin(kind))
     }
 
     /// Commits the open transaction. When the commit fails (for example with `SQLITE_BUSY`), the transaction is
     /// rolled back, so none stays open, and the error is thrown.
     public func commit() throws {
         do {
-            try transactionStatement(.commit).run()
+            try runTransactionStatement(.commit)
         } catch {
             if isInTransaction { try? transactionStatement(.rollback).run() }
             throw error
@@ -41,6 +41,17 @@ extension Database {
     public func rollback() throws {
         guard isInTransaction else { return }
         try transactionStatement(.rollback).run()
+    }
+
+    /// Runs `BEGIN`, `COMMIT` or `ROLLBACK` without retaining its statement: the connection holds it from its first
+    /// use until the connection is released (``close()`` keeps it), so it cannot be freed while it runs, even by a
+    /// callback that closes the connection.
+    func runTransactionStatement(_ kind: TransactionStatements.Kind) throws {
+        guard let statement = transactionStatements.unretained(kind) else {
+            try transactionStatement(kind).run()
+            return
+        }
+        try statement._withUnsafeGuaranteedRef { try $0.run() }
     }
 
     /// `BEGIN`, `COMMIT` and `ROLLBACK`, prepared once per connection and kept, so a short transaction costs close
@@ -64,14 +75,13 @@ extension Database {
     ///
     /// - Throws: `SQLITE_MISUSE` before running `body` when a transaction is already open (use ``savepoint(_:)``
     ///   to nest); the error of `body`; or the error of a failed commit, after which no transaction is open.
+    @inlinable
     @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: (Database) throws -> T) throws -> T {
         // The same steps as inTransaction(_:_:), without an `Optional<T>` to carry the result out of a closure: for a
-        // generic `T` its type metadata was looked up at run time on every transaction.
-        guard !isInTransaction else {
-            throw DatabaseError.misuse(
-                "a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
-        }
+        // generic `T` its type metadata was looked up at run time on every transaction. Inlinable, so `T` is
+        // concrete in the caller and the result moves without value witnesses.
+        guard !isInTransaction else { throw Database.nestedTransactionError() }
         try beginTransaction(kind)
         let result: T
         do {
@@ -84,15 +94,18 @@ extension Database {
         return result
     }
 
+    /// The error of a transaction begun inside another.
+    @usableFromInline
+    static func nestedTransactionError() -> DatabaseError {
+        DatabaseError.misuse("a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
+    }
+
     /// Runs `body` in a transaction and commits or rolls back as it answers; a throw rolls back and rethrows.
     public func inTransaction(
         _ kind: TransactionKind = .immediate,
         _ body: (Database) throws -> TransactionCompletion
     ) throws {
-        guard !isInTransaction else {
-            throw DatabaseError.misuse(
-                "a transaction is already open; use savepoint(_:) to nest", reason: .nestedTransaction)
-        }
+        guard !isInTransaction else { throw Database.nestedTransactionError() }
         try beginTransaction(kind)
         let completion: TransactionCompletion
         do {
@@ -146,20 +159,45 @@ struct TransactionStatements {
         }
     }
 
-    private var statements: [Statement?] = Array(repeating: nil, count: 5)
+    // One stored property per kind rather than an array: no bounds check and no array buffer to go through on
+    // every transaction.
+    private var beginDeferred: Statement?
+    private var beginImmediate: Statement?
+    private var beginExclusive: Statement?
+    private var commit: Statement?
+    private var rollback: Statement?
 
-    private static func slot(_ kind: Kind) -> Int {
+    /// The statement of `kind`, if prepared, unretained: valid while this value holds it.
+    func unretained(_ kind: Kind) -> Unmanaged<Statement>? {
+        let statement: Statement?
         switch kind {
-        case .begin(.deferred): 0
-        case .begin(.immediate): 1
-        case .begin(.exclusive): 2
-        case .commit: 3
-        case .rollback: 4
+        case .begin(.deferred): statement = beginDeferred
+        case .begin(.immediate): statement = beginImmediate
+        case .begin(.exclusive): statement = beginExclusive
+        case .commit: statement = commit
+        case .rollback: statement = rollback
         }
+        return statement.map { Unmanaged.passUnretained($0) }
     }
 
     subscript(kind: Kind) -> Statement? {
-        get { statements[Self.slot(kind)] }
-        set { statements[Self.slot(kind)] = newValue }
+        get {
+            switch kind {
+            case .begin(.deferred): beginDeferred
+            case .begin(.immediate): beginImmediate
+            case .begin(.exclusive): beginExclusive
+            case .commit: commit
+            case .rollback: rollback
+            }
+        }
+        set {
+            switch kind {
+            case .begin(.deferred): beginDeferred = newValue
+            case .begin(.immediate): beginImmediate = newValue
+            case .begin(.exclusive): beginExclusive = newValue
+            case .commit: commit = newValue
+            case .rollback: rollback = newValue
+            }
+        }
     }
 }

@@ -172,7 +172,8 @@ public final class Database {
             // `deinit` must find its handle finalized, and never read its unowned reference back to the connection.
             release(connection)
         }
-        transactionStatements = TransactionStatements()
+        // The transaction statements stay referenced (finalized like the others): one of them may be running the
+        // callback that closes, and it runs without a reference of its own (runTransactionStatement(_:)).
         statementCache.removeAll()
         // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
         busyMode = .immediateError
@@ -342,13 +343,14 @@ public final class Database {
     /// A statement for `sql` from the cache, or a newly prepared one that will be cached when returned.
     @usableFromInline
     func cachedStatement(_ sql: String) throws -> Statement {
-        _ = try connection(for: sql)
+        if handle == nil || isBackupDestination { _ = try connection(for: sql) }  // throws the reason
         if let statement = statementCache.checkOut(sql) { return statement }
         // SQLITE_PREPARE_PERSISTENT only for SQL the cache saw before: it keeps SQLite off its lookaside allocator,
         // which slows down preparing and finalizing a statement that is used once.
         let (persistent, fingerprint) = statementCache.persistence(for: sql)
         let statement = try prepare(sql, persistent: persistent, isCached: true)
         statement.cacheFingerprint = fingerprint
+        statement.isPersistent = persistent
         return statement
     }
 
@@ -387,6 +389,7 @@ public final class Database {
     public var totalChanges: Int64 { handle?.totalChanges() ?? 0 }
 
     /// Whether a transaction is open, as SQLite itself reports it (`sqlite3_get_autocommit`), not from a flag.
+    @inlinable
     public var isInTransaction: Bool { handle.map { !$0.isAutocommit() } ?? false }
 
     /// Interrupts the statement running on this connection; it fails with `SQLITE_INTERRUPT` and the connection

@@ -149,8 +149,8 @@ public struct Row {
     /// The value of column `index` (0-based) as `T`.
     @inlinable
     public func value<T: DatabaseValueConvertible>(at index: Int, as type: T.Type = T.self) throws -> T {
-        try statement.checkUsable()
-        return try read(T.self, at: try statement.columnIndex(index))
+        // One comparison checks both the index and that the connection is still open.
+        try read(T.self, at: try statement.columnIndexIfReadable(index))
     }
 
     /// The value of the leftmost column named `name` (case-insensitive) as `T`.
@@ -159,8 +159,8 @@ public struct Row {
         named name: String,
         as type: T.Type = T.self
     ) throws -> T {
-        try statement.checkUsable()
-        return try read(T.self, at: try statement.columnIndex(named: name))
+        // The name lookup also checks that the connection is still open.
+        try read(T.self, at: try statement.columnIndex(named: name))
     }
 
     @inlinable

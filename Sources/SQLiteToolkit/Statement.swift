@@ -35,16 +35,21 @@ public final class Statement {
     /// The number of result columns; 0 for statements that return no rows. It follows a schema change: when SQLite
     /// re-prepares the statement (`ALTER TABLE ... ADD COLUMN` under a `SELECT *`), the count and the names are read
     /// again after the first step.
-    @exclusivity(unchecked) public private(set) var columnCount: Int32
+    @exclusivity(unchecked) public private(set) var columnCount: Int32 {
+        didSet { readableColumnCount = isFinalized ? 0 : Int(columnCount) }
+    }
+    /// ``columnCount`` while the statement is usable, 0 once it is finalized: a read checks its index against it,
+    /// and so checks the index and the statement with one comparison (``columnIndexIfReadable(_:)``).
+    @exclusivity(unchecked) @usableFromInline private(set) var readableColumnCount: Int
     /// SQLite's count of the statement's re-preparations (`SQLITE_STMTSTATUS_REPREPARE`) when the columns were read.
-    @exclusivity(unchecked) private var knownRepreparations: Int32 = 0
+    @exclusivity(unchecked) @usableFromInline var knownRepreparations: Int32 = 0
     /// Whether the next step is the first of a run, after which the columns are checked against a re-preparation.
     @exclusivity(unchecked) @usableFromInline var checksColumnsAfterStep = true
     /// Column names and their leftmost case-insensitive match, built on the first read by name.
     @exclusivity(unchecked) var nameIndex: ColumnNameIndex? {
         didSet {
             nameLookup = nameIndex?.entries
-            nameLookupCount = nameIndex?.entryCount ?? 0
+            nameLookupCount = isFinalized ? 0 : nameIndex?.entryCount ?? 0
             nameGuess = 0
         }
     }
@@ -63,14 +68,18 @@ public final class Statement {
     @exclusivity(unchecked) var isCheckedOut = false
     /// Whether the statement is the one the cache keeps for its SQL.
     @exclusivity(unchecked) var isInCache = false
-    /// The statement cache's least-recently-used list runs through its statements: the neighbours, unretained
-    /// (the cache's dictionary retains every statement on the list), and whether the statement is on it.
+    /// The statement cache's least-recently-used lists run through its statements: the neighbours, unretained
+    /// (the cache's dictionary retains every statement on a list), and whether the statement is on one.
     @exclusivity(unchecked) var cacheNewer: Unmanaged<Statement>?
     @exclusivity(unchecked) var cacheOlder: Unmanaged<Statement>?
     @exclusivity(unchecked) var isOnCacheList = false
-    /// The hash value of ``sql``, computed once when the cache prepared the statement, so evicting it remembers
-    /// the SQL without hashing it again.
+    /// The cache's hash of ``sql`` (``StatementCache/fingerprint(of:)``), computed once when the cache prepared
+    /// the statement: its key in the cache, also remembered when the statement is evicted.
     @exclusivity(unchecked) var cacheFingerprint: Int?
+    /// Whether the cache prepared the statement with `SQLITE_PREPARE_PERSISTENT`, which decides its list there.
+    @exclusivity(unchecked) var isPersistent = false
+    /// When the statement was last checked in to the cache, on the cache's clock.
+    @exclusivity(unchecked) var cacheAge = 0
     /// The names of the parameters without their `:`, `@` or `$` (`nil` for `?` and `?NNN`), built on the first
     /// binding of named arguments.
     @exclusivity(unchecked) private var bareParameterNames: [String?]?
@@ -89,7 +98,9 @@ public final class Statement {
         self.database = database
         self.isCached = isCached
         self.parameterCount = handle.bindParameterCount()
-        self.columnCount = handle.columnCount()
+        let columnCount = handle.columnCount()
+        self.columnCount = columnCount
+        self.readableColumnCount = Int(columnCount)
         self.isReadOnly = handle.isReadOnly()
         self.dateStorage = database.configuration.dateStorage
     }
@@ -107,6 +118,8 @@ public final class Statement {
         guard !isFinalized else { return }
         finalizedColumnNames = columnNames
         isFinalized = true
+        readableColumnCount = 0
+        nameLookupCount = 0
     }
 
     /// Retires the statement and finalizes its handle. Called by the connection when it releases its statements.
@@ -135,15 +148,17 @@ public final class Statement {
     /// since they were read (a schema change). One status call per run, none per row.
     @inlinable
     func checkColumnsAfterFirstStep() {
-        if checksColumnsAfterStep { refreshColumnsIfReprepared() }
-    }
-
-    @usableFromInline
-    func refreshColumnsIfReprepared() {
+        guard checksColumnsAfterStep else { return }
+        // The status call inline; only a re-preparation, which is rare, calls out.
         checksColumnsAfterStep = false
         guard !isFinalized else { return }
         let repreparations = handle.status(.reprepare, reset: false)
-        guard repreparations != knownRepreparations else { return }
+        if repreparations != knownRepreparations { refreshColumns(repreparations: repreparations) }
+    }
+
+    /// Reads the column count again, and the names on their next use, after SQLite re-prepared the statement.
+    @usableFromInline
+    func refreshColumns(repreparations: Int32) {
         knownRepreparations = repreparations
         columnCount = handle.columnCount()
         nameIndex = nil
@@ -180,6 +195,32 @@ public final class Statement {
         return Int32(truncatingIfNeeded: index)
     }
 
+    /// Checks a column index of a read, and the statement, with one comparison: fails with `SQLITE_MISUSE` once
+    /// the statement is finalized, else with the range error.
+    @inlinable
+    func columnIndexIfReadable(_ index: Int) throws -> Int32 {
+        guard UInt(bitPattern: index) < UInt(bitPattern: readableColumnCount) else { throw unreadableError(index) }
+        return Int32(truncatingIfNeeded: index)
+    }
+
+    /// The value of column `index` of the current row as `T`: ``Row/value(at:as:)``, for callers that hold the
+    /// statement and need no row (a row would retain the statement).
+    @inlinable
+    func columnValue<T: DatabaseValueConvertible>(at index: Int, as type: T.Type) throws -> T {
+        let column = try columnIndexIfReadable(index)
+        do {
+            return try T.read(from: self, at: column)
+        } catch {
+            throw Row(statement: self).readError(error, at: column)
+        }
+    }
+
+    /// Why ``columnIndexIfReadable(_:)`` refused `index`.
+    @usableFromInline
+    func unreadableError(_ index: Int) -> DatabaseError {
+        isFinalized ? finalizedError() : columnRangeError(index)
+    }
+
     @usableFromInline
     func columnRangeError(_ index: Int) -> DatabaseError {
         DatabaseError.range(
@@ -206,6 +247,9 @@ public final class Statement {
     /// tried first, inline: when `name` is the same string as that column's name (a short name of the same
     /// spelling, or the same string storage), its 16 bytes are equal, and the index is found with one comparison
     /// and no reference counting. Anything else takes the full lookup.
+    ///
+    /// It also checks that the statement is usable: finalizing it empties the inlined lookup, so the full lookup
+    /// runs, and throws.
     @inlinable
     func columnIndex(named name: String) throws -> Int32 {
         let position = nameGuess
@@ -220,10 +264,8 @@ public final class Statement {
 
     @usableFromInline
     func resolveColumnIndex(named name: String) throws -> Int32 {
-        if nameIndex == nil {
-            guard !isFinalized else { throw finalizedError() }
-            nameIndex = ColumnNameIndex(names: columnNames)
-        }
+        guard !isFinalized else { throw finalizedError() }
+        if nameIndex == nil { nameIndex = ColumnNameIndex(names: columnNames) }
         guard let index = nameIndex?.index(of: name, guess: &nameGuess) else {
             throw DatabaseError.range(
                 "no column named \"\(name)\"; the columns are \(columnNames)", sql: sql, reason: .columnNotFound(name))

@@ -46,6 +46,32 @@ struct CloseInCallbackTests {
         #expect(statementError?.reason == .connectionClosed)
     }
 
+    @Test("closing from a trace during COMMIT or BEGIN of a connection's kept transaction statements")
+    func closeFromTraceDuringTransactionStatements() throws {
+        for closingStatement in ["COMMIT", "BEGIN"] {
+            let db = try Database()
+            try db.execute("CREATE TABLE t (x)")
+            // A first transaction prepares BEGIN and COMMIT; the second runs the kept statements.
+            try db.transaction { db in try db.execute("INSERT INTO t VALUES (1)") }
+            try db.trace { statement in
+                if statement.sql.hasPrefix(closingStatement) { db.close() }
+            }
+            if closingStatement == "COMMIT" {
+                // The traced COMMIT runs to its end, then the connection closes.
+                try db.transaction { db in try db.execute("INSERT INTO t VALUES (2)") }
+            } else {
+                // BEGIN runs to its end; the body finds the connection closed.
+                let error = #expect(throws: DatabaseError.self) {
+                    try db.transaction { db in try db.execute("INSERT INTO t VALUES (2)") }
+                }
+                #expect(error?.reason == .connectionClosed)
+            }
+            #expect(!db.isOpen)
+            let later = #expect(throws: DatabaseError.self) { try db.beginTransaction() }
+            #expect(later?.reason == .connectionClosed)
+        }
+    }
+
     @Test("closing from a progress handler lets the statement finish")
     func closeFromProgressHandler() throws {
         let db = try Database()

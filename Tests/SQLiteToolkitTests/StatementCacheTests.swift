@@ -58,6 +58,42 @@ struct StatementCacheTests {
         #expect(end.misses - start.misses == 6)
     }
 
+    @Test("SQL run once keeps few statements; SQL that comes back after its eviction stays cached")
+    func firstUseStatementsAreBounded() throws {
+        let db = try database()
+        db.clearStatementCache()
+        func run(_ value: Int) throws -> Int? { try db.queryValue("SELECT \(value)", as: Int.self) }
+        // Statements of SQL seen once hold SQLite's lookaside memory: only the last 8 of them are kept.
+        for value in 0..<20 { #expect(try run(value) == value) }
+        #expect(db.statementCacheStatistics.count == 8)
+        for value in 12..<20 { #expect(try run(value) == value) }
+        #expect(db.statementCacheStatistics.hits == 8)
+        // SQL 0 was evicted; asked for again, it repeats: kept beside the first-use statements, not among them.
+        let misses = db.statementCacheStatistics.misses
+        #expect(try run(0) == 0)
+        #expect(db.statementCacheStatistics.misses == misses + 1)
+        for value in 100..<120 { #expect(try run(value) == value) }
+        #expect(db.statementCacheStatistics.count == 9)
+        let hits = db.statementCacheStatistics.hits
+        #expect(try run(0) == 0)
+        #expect(db.statementCacheStatistics.hits == hits + 1)
+    }
+
+    @Test("a statement checked out while the cache evicts is not evicted, and is kept when checked in")
+    func checkedOutStatementSurvivesEviction() throws {
+        let db = try database(capacity: 2)
+        db.clearStatementCache()
+        #expect(try db.query("SELECT x FROM t ORDER BY x").map { try $0.value(at: 0, as: Int.self) } == [1, 2, 3])
+        let rows = try db.query("SELECT x FROM t ORDER BY x")
+        #expect(try rows.next()?.value(at: 0, as: Int.self) == 1)
+        for value in 0..<5 { #expect(try db.queryValue("SELECT \(value)", as: Int.self) == value) }
+        #expect(try rows.map { try $0.value(at: 0, as: Int.self) } == [2, 3])
+        let hits = db.statementCacheStatistics.hits
+        #expect(try db.query("SELECT x FROM t ORDER BY x").map { try $0.value(at: 0, as: Int.self) } == [1, 2, 3])
+        #expect(db.statementCacheStatistics.hits == hits + 1)
+        #expect(db.statementCacheStatistics.count <= 2)
+    }
+
     @Test("clearStatementCache empties the cache; the next run prepares again")
     func clear() throws {
         let db = try database()
