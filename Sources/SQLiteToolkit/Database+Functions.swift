@@ -2,9 +2,14 @@ import SQLiteBindings
 
 // Custom SQL functions on `Database`, built on the closure glue of `SQLiteBindings` (`createScalarFunction`,
 // `createAggregateFunction`, `createWindowFunction`): SQLite keeps each closure and releases it when the function is
-// replaced or removed and when the connection closes. Each form hands SQLite one closure, specialized where the
-// function is defined (the typed and aggregate forms are inlinable), which runs the call in the connection's
-// callback scope and calls the user's closure; the C trampoline of SQLiteBindings calls it directly.
+// replaced or removed and when the connection closes. Each form hands SQLite one closure, registered with the
+// connection's callback scope as its `CallbackCounter`: the C trampoline of SQLiteBindings counts the call in the
+// scope and calls the closure directly. The low-level form registers the user's closure itself; the typed and
+// aggregate forms (inlinable, so specialized where the function is defined) register one closure that reads the
+// arguments, calls the user's closure and sets the result.
+//
+// `Date` arguments and results follow the connection's `Configuration.dateStorage`, as binds and `Row` reads do:
+// a result is stored in the connection's form, an argument is read from any form, numbers in the connection's unit.
 //
 // Calling back into the same connection from a function:
 // - Allowed: queries and writes through the same `Database` (SQLite runs nested statements), reading its state.
@@ -79,10 +84,7 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (FunctionContext, FunctionArguments) throws -> Void
     ) throws {
-        let calls = functionCalls
-        try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            try calls.run { try body(context, arguments) }
-        }
+        try defineFunction(name, argumentCount: argumentCount, options: options, body)
     }
 
     /// Defines or replaces the SQL function `name` with a closure of typed arguments: the high-level form. The
@@ -116,15 +118,13 @@ extension Database {
     ) throws {
         var argumentCount = 0
         for _ in repeat (each Argument).self { argumentCount += 1 }
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         // One closure, specialized here for the argument and result types, between SQLite's call and `body`.
         try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            try calls.run {
-                // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check.
-                var index = 0
-                let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index))
-                result.databaseValue.setResult(of: context)
-            }
+            // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check.
+            var index = 0
+            let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index, dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 
@@ -142,9 +142,10 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (A) throws -> Result
     ) throws {
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
-            try calls.run { try body(A.read(from: arguments[0])).databaseValue.setResult(of: context) }
+            let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 
@@ -160,11 +161,12 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (A, B) throws -> Result
     ) throws {
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
-            try calls.run {
-                try body(A.read(from: arguments[0]), B.read(from: arguments[1])).databaseValue.setResult(of: context)
-            }
+            let result = try body(
+                FunctionArgument.read(A.self, from: arguments[0], dates: dates),
+                FunctionArgument.read(B.self, from: arguments[1], dates: dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 
@@ -181,18 +183,18 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (A, B, C) throws -> Result
     ) throws {
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: 3, options: options) { context, arguments in
-            try calls.run {
-                let result = try body(
-                    A.read(from: arguments[0]), B.read(from: arguments[1]), C.read(from: arguments[2]))
-                result.databaseValue.setResult(of: context)
-            }
+            let result = try body(
+                FunctionArgument.read(A.self, from: arguments[0], dates: dates),
+                FunctionArgument.read(B.self, from: arguments[1], dates: dates),
+                FunctionArgument.read(C.self, from: arguments[2], dates: dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 
-    /// Registers `call` as the function `name` as it is: the one closure between SQLite's call and the user's.
-    /// `call` runs the user's closure through ``FunctionCallState/run(_:)`` itself.
+    /// Registers `call` as the function `name` as it is: the one closure SQLite's C trampoline calls, after counting
+    /// the call in the connection's ``CallbackScope``.
     @inlinable
     func defineFunction(
         _ name: String,
@@ -201,7 +203,8 @@ extension Database {
         _ call: @escaping (FunctionContext, FunctionArguments) throws -> Void
     ) throws {
         let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
-        let code = connection.createScalarFunction(name: name, argumentCount: count, flags: options.flags, call)
+        let code = connection.createScalarFunction(
+            name: name, argumentCount: count, flags: options.flags, counter: callbackScope, call)
         try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 
@@ -210,9 +213,10 @@ extension Database {
     static func readArgument<Value: DatabaseValueConvertible>(
         _ type: Value.Type,
         _ arguments: FunctionArguments,
-        _ index: inout Int
+        _ index: inout Int,
+        _ dates: DateStorage
     ) throws -> Value {
-        let value = try Value.read(from: arguments[index])
+        let value = try FunctionArgument.read(Value.self, from: arguments[index], dates: dates)
         index += 1
         return value
     }
@@ -243,12 +247,10 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (FunctionValues) throws -> Result
     ) throws {
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            try calls.run {
-                let result = try body(FunctionValues(arguments))
-                result.databaseValue.setResult(of: context)
-            }
+            let result = try body(FunctionValues(arguments, dates: dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 
