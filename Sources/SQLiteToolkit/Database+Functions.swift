@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteBindings
 
 // Custom SQL functions on `Database`, built on the closure glue of `SQLiteBindings` (`createScalarFunction`,
@@ -136,16 +137,26 @@ extension Database {
     /// parameter-pack `createFunction(_:options:_:)`), with the argument read without a generic call per row.
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
-    @inlinable
+    @inlinable @inline(__always)
     public func createFunction<A: DatabaseValueConvertible, Result: DatabaseValueConvertible>(
         _ name: String,
         options: FunctionOptions = [],
         _ body: @escaping (A) throws -> Result
     ) throws {
-        let dates = configuration.dateStorage
-        try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
-            let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: dates))
-            try FunctionResult.set(result, of: context, dates: dates)
+        // Always inlined, and the date storage captured only by functions of dates: the closure of any other
+        // function captures `body` alone, which the optimizer inlines into it when `body` is a closure literal
+        // that captures nothing, leaving one closure without a context between SQLite's call and the user's code.
+        if Database.involvesDates(A.self, Result.self) {
+            let dates = configuration.dateStorage
+            try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
+                let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: dates))
+                try FunctionResult.set(result, of: context, dates: dates)
+            }
+        } else {
+            try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
+                let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: .unixSeconds))
+                try FunctionResult.set(result, of: context, dates: .unixSeconds)
+            }
         }
     }
 
@@ -153,7 +164,7 @@ extension Database {
     /// parameter-pack `createFunction(_:options:_:)`), with the arguments read without a generic call per row.
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
-    @inlinable
+    @inlinable @inline(__always)
     public func createFunction<
         A: DatabaseValueConvertible, B: DatabaseValueConvertible, Result: DatabaseValueConvertible
     >(
@@ -161,12 +172,22 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (A, B) throws -> Result
     ) throws {
-        let dates = configuration.dateStorage
-        try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
-            let result = try body(
-                FunctionArgument.read(A.self, from: arguments[0], dates: dates),
-                FunctionArgument.read(B.self, from: arguments[1], dates: dates))
-            try FunctionResult.set(result, of: context, dates: dates)
+        // As the one-argument form: the date storage is captured only by functions of dates.
+        if Database.involvesDates(A.self, B.self, Result.self) {
+            let dates = configuration.dateStorage
+            try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
+                let result = try body(
+                    FunctionArgument.read(A.self, from: arguments[0], dates: dates),
+                    FunctionArgument.read(B.self, from: arguments[1], dates: dates))
+                try FunctionResult.set(result, of: context, dates: dates)
+            }
+        } else {
+            try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
+                let result = try body(
+                    FunctionArgument.read(A.self, from: arguments[0], dates: .unixSeconds),
+                    FunctionArgument.read(B.self, from: arguments[1], dates: .unixSeconds))
+                try FunctionResult.set(result, of: context, dates: .unixSeconds)
+            }
         }
     }
 
@@ -191,6 +212,19 @@ extension Database {
                 FunctionArgument.read(C.self, from: arguments[2], dates: dates))
             try FunctionResult.set(result, of: context, dates: dates)
         }
+    }
+
+    /// Whether a function of these argument and result types reads or returns dates, which depend on the
+    /// connection's date storage. A constant where the function is specialized.
+    @inlinable @inline(__always)
+    static func involvesDates<A, B, C>(_ a: A.Type, _ b: B.Type, _ c: C.Type = Void.self) -> Bool {
+        isDate(A.self) || isDate(B.self) || isDate(C.self)
+    }
+
+    /// Whether `T` is `Date` or `Date?`.
+    @inlinable @inline(__always)
+    static func isDate<T>(_ type: T.Type) -> Bool {
+        T.self == Date.self || T.self == Date?.self
     }
 
     /// Registers `call` as the function `name` as it is: the one closure SQLite's C trampoline calls, after counting
