@@ -10,11 +10,26 @@ extension DatabaseValueConvertible {
     @inlinable
     public static func read(from value: ValueHandle) throws -> Self {
         let databaseValue = DatabaseValue.read(from: value)
-        if case .null = databaseValue { return try readNull() }
+        if case .null = databaseValue { return try readNullArgument() }
         guard let converted = fromDatabaseValue(databaseValue) else {
             throw DatabaseError.mismatch("cannot read a \(databaseValue.datatype) argument as \(Self.self)")
         }
         return converted
+    }
+}
+
+extension DatabaseValueConvertible {
+    /// ``DatabaseValueConvertible/readNull()``, out of line: the error it throws is built outside the argument
+    /// reads, which stay small enough to inline into a function's closure.
+    @usableFromInline @inline(never)
+    static func readNullArgument() throws -> Self {
+        try readNull()
+    }
+
+    /// The error of an integer argument that does not fit `Self`, out of line for the same reason.
+    @usableFromInline @inline(never)
+    static func integerArgumentMismatch() -> any Error {
+        DatabaseError.mismatch("an integer argument does not fit \(Self.self)")
     }
 }
 
@@ -49,9 +64,9 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
     @inlinable
     public static func read(from value: ValueHandle) throws -> Self {
         let integer = value.valueInt64()
-        if integer == 0, value.valueType() == .null { return try readNull() }
+        if integer == 0, value.valueType() == .null { return try readNullArgument() }
         guard let converted = Self(exactly: integer) else {
-            throw DatabaseError.mismatch("an integer argument does not fit \(Self.self)")
+            throw integerArgumentMismatch()
         }
         return converted
     }
@@ -62,7 +77,7 @@ extension Double {
     @inlinable
     public static func read(from value: ValueHandle) throws -> Double {
         let number = value.valueDouble()
-        if number == 0, value.valueType() == .null { return try readNull() }
+        if number == 0, value.valueType() == .null { return try readNullArgument() }
         return number
     }
 }
@@ -80,7 +95,7 @@ extension Bool {
     @inlinable
     public static func read(from value: ValueHandle) throws -> Bool {
         let integer = value.valueInt64()
-        if integer == 0, value.valueType() == .null { return try readNull() }
+        if integer == 0, value.valueType() == .null { return try readNullArgument() }
         return integer != 0
     }
 }
@@ -89,7 +104,7 @@ extension String {
     /// Reads the argument as text, with SQLite's conversions (5 reads as `"5"`).
     @inlinable
     public static func read(from value: ValueHandle) throws -> String {
-        guard let text = value.valueString() else { return try readNull() }
+        guard let text = value.valueString() else { return try readNullArgument() }
         return text
     }
 }
@@ -99,7 +114,7 @@ extension Data {
     @inlinable
     public static func read(from value: ValueHandle) throws -> Data {
         let bytes = value.valueDataNoCopy()
-        if bytes.isEmpty, value.valueType() == .null { return try readNull() }
+        if bytes.isEmpty, value.valueType() == .null { return try readNullArgument() }
         return Data(bytes)
     }
 }
@@ -109,7 +124,7 @@ extension [UInt8] {
     @inlinable
     public static func read(from value: ValueHandle) throws -> [UInt8] {
         let bytes = value.valueDataNoCopy()
-        if bytes.isEmpty, value.valueType() == .null { return try readNull() }
+        if bytes.isEmpty, value.valueType() == .null { return try readNullArgument() }
         return Array(bytes)
     }
 }

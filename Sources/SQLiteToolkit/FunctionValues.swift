@@ -44,10 +44,10 @@ public struct FunctionValues {
         return try FunctionArgument.read(T.self, from: arguments[index], dates: dates)
     }
 
-    /// The error for an argument index out of range; out of line, so ``value(at:as:)`` stays small enough to inline
-    /// into an aggregate's step.
-    @usableFromInline
-    func outOfRange(_ index: Int) -> DatabaseError {
+    /// The error for an argument index out of range, boxed out of line, so ``value(at:as:)`` stays small enough to
+    /// inline into an aggregate's step.
+    @usableFromInline @inline(never)
+    func outOfRange(_ index: Int) -> any Error {
         DatabaseError(
             extendedCode: .range,
             message: "function argument index \(index) is out of range: the call has \(arguments.count) arguments",

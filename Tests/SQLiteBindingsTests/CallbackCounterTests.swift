@@ -26,6 +26,8 @@ struct CallbackCounterTests {
     @Test("a counted scalar function runs at depth 1, nested calls deeper, and the count is 0 after")
     func scalarDepth() throws {
         let database = try CallbackTestDatabase()
+        // `outer` captures the database: closing releases the function, and with it the cycle.
+        defer { _ = database.close() }
         let counter = RecordingCounter()
         let code = database.handle.createScalarFunction(name: "depth", argumentCount: 1, counter: counter) {
             context, arguments in
