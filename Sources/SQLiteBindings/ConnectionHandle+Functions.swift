@@ -5,10 +5,52 @@ import CSQLiteToolkit
 // or collation is replaced or removed and when the connection closes (see CallbackBox.swift). Nothing is allocated
 // per call of a scalar function, nor per row of an aggregate after its first row.
 
+/// A count of the callbacks of one connection that are running now, for a layer above that must know whether SQLite
+/// is inside one of them: closing a connection from inside its own callback must wait until the statement that
+/// called it returns, since finalizing that statement would free memory SQLite is still using.
+///
+/// The trampolines of the custom functions registered with a counter (the `counter:` forms of
+/// ``ConnectionHandle/createScalarFunction(name:argumentCount:flags:counter:_:)``,
+/// ``ConnectionHandle/createAggregateFunction(name:argumentCount:flags:counter:step:final:)`` and
+/// ``ConnectionHandle/createWindowFunction(name:argumentCount:flags:counter:step:inverse:value:final:)``) add one to
+/// ``depth`` around each call, so counting costs a function no closure of its own. A layer counts its other
+/// callbacks in the same ``depth`` itself.
+///
+/// A counter belongs to its connection's thread, like the connection's callbacks.
+open class CallbackCounter {
+    /// Where the count is kept: a pointer, so a trampoline updates it without retaining the counter.
+    @usableFromInline final let depthStorage: UnsafeMutablePointer<Int>
+
+    /// The number of callbacks running now, nested or not.
+    @inlinable
+    public final var depth: Int {
+        get { depthStorage.pointee }
+        set { depthStorage.pointee = newValue }
+    }
+
+    /// Makes a counter at 0.
+    public init() {
+        depthStorage = .allocate(capacity: 1)
+        depthStorage.initialize(to: 0)
+    }
+
+    deinit {
+        depthStorage.deallocate()
+    }
+
+    /// The error to report to SQLite for `error`, thrown by a function registered with this counter: `error`
+    /// itself unless a subclass maps it. Its description becomes the statement's message, and its code the
+    /// statement's code when it is a ``ResultCode`` or a ``ResultCodeError``.
+    open func reportedError(_ error: any Error) -> any Error {
+        error
+    }
+}
+
 /// The closures of one custom SQL function, whose address is the function's user data (`sqlite3_user_data`).
 ///
 /// Each closure sets the call's result through its context, or throws: the trampoline reports the error to SQLite.
-/// A trampoline calls its closure directly, with no closure in between, so a call costs one indirect call beyond C.
+/// A trampoline calls its closure directly, with no closure in between, so a call costs one indirect call beyond C;
+/// with a ``CallbackCounter``, the trampoline itself counts the call.
 final class FunctionBox {
     typealias Call = (FunctionContext, FunctionArguments) throws -> Void
     typealias Result = (FunctionContext) throws -> Void
@@ -21,8 +63,17 @@ final class FunctionBox {
     let value: Result?
     /// `xInverse` of a window function.
     let inverse: Call?
+    /// The counter each call is counted in while it runs, if any; the box keeps it alive.
+    let counter: CallbackCounter?
+    /// The counter's count, which the trampolines update without retaining the counter.
+    let depth: UnsafeMutablePointer<Int>?
 
-    init(call: @escaping Call, final: Result? = nil, value: Result? = nil, inverse: Call? = nil) {
+    init(
+        counter: CallbackCounter?, call: @escaping Call, final: Result? = nil, value: Result? = nil,
+        inverse: Call? = nil
+    ) {
+        self.counter = counter
+        self.depth = counter?.depthStorage
         self.call = call
         self.final = final
         self.value = value
@@ -37,51 +88,87 @@ final class FunctionBox {
 }
 
 /// The trampolines of ``FunctionBox``, shared by every function. SQLite holds the box's retain for as long as the
-/// function exists, so a call borrows the box (`_withUnsafeGuaranteedRef`): no retain or release per call.
+/// function exists, so a call borrows the box (`_withUnsafeGuaranteedRef`): no retain or release per call. A function
+/// with a counter gets the counting trampolines, one without it the plain ones, so neither tests for a counter per
+/// call; the count is updated through a pointer, without retaining the counter (the box keeps it alive).
 private enum FunctionTrampoline {
-    static let call: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
-        context, count, values in
+    /// Runs `body` on the box of the function `context` belongs to, counted when `counted`, and reports what it
+    /// throws to SQLite. Always inlined, with `counted` a constant: each trampoline is one function.
+    @inline(__always)
+    static func run(
+        _ context: OpaquePointer?, counted: Bool, _ body: (FunctionBox, FunctionContext) throws -> Void
+    ) {
         guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
         Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
-            do {
-                try box.call(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
-            } catch {
-                reportError(error, to: FunctionContext(rawValue: context))
+            let function = FunctionContext(rawValue: context)
+            guard counted else {
+                do {
+                    try body(box, function)
+                } catch {
+                    reportError(error, to: function)
+                }
+                return
             }
+            // The counting trampolines are registered only with a box that has a counter (see the `counter:` forms),
+            // so its count is not tested for nil per call.
+            let depth = box.depth.unsafelyUnwrapped
+            // Wrapping: the count is bounded by the stack depth, so this only avoids a trap check.
+            depth.pointee &+= 1
+            do {
+                try body(box, function)
+            } catch {
+                reportCountedError(error, of: box, to: function)
+            }
+            depth.pointee &-= 1
         }
     }
 
-    static let final: @convention(c) (OpaquePointer?) -> Void = { context in
-        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
-        Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
-            do {
-                try box.final?(FunctionContext(rawValue: context))
-            } catch {
-                reportError(error, to: FunctionContext(rawValue: context))
-            }
+    /// Reports an error of a counted function as its counter maps it. Out of line: the trampolines stay small.
+    @inline(never)
+    static func reportCountedError(_ error: any Error, of box: FunctionBox, to function: FunctionContext) {
+        reportError(box.counter.unsafelyUnwrapped.reportedError(error), to: function)
+    }
+
+    typealias Call = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+    typealias Result = @convention(c) (OpaquePointer?) -> Void
+
+    static let call: Call = { context, count, values in
+        run(context, counted: false) { box, function in
+            try box.call(function, FunctionArguments(count: count, values: values))
         }
     }
 
-    static let value: @convention(c) (OpaquePointer?) -> Void = { context in
-        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
-        Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
-            do {
-                try box.value?(FunctionContext(rawValue: context))
-            } catch {
-                reportError(error, to: FunctionContext(rawValue: context))
-            }
+    static let countedCall: Call = { context, count, values in
+        run(context, counted: true) { box, function in
+            try box.call(function, FunctionArguments(count: count, values: values))
         }
     }
 
-    static let inverse: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = {
-        context, count, values in
-        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
-        Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
-            do {
-                try box.inverse?(FunctionContext(rawValue: context), FunctionArguments(count: count, values: values))
-            } catch {
-                reportError(error, to: FunctionContext(rawValue: context))
-            }
+    static let final: Result = { context in
+        run(context, counted: false) { box, function in try box.final?(function) }
+    }
+
+    static let countedFinal: Result = { context in
+        run(context, counted: true) { box, function in try box.final?(function) }
+    }
+
+    static let value: Result = { context in
+        run(context, counted: false) { box, function in try box.value?(function) }
+    }
+
+    static let countedValue: Result = { context in
+        run(context, counted: true) { box, function in try box.value?(function) }
+    }
+
+    static let inverse: Call = { context, count, values in
+        run(context, counted: false) { box, function in
+            try box.inverse?(function, FunctionArguments(count: count, values: values))
+        }
+    }
+
+    static let countedInverse: Call = { context, count, values in
+        run(context, counted: true) { box, function in
+            try box.inverse?(function, FunctionArguments(count: count, values: values))
         }
     }
 }
@@ -183,13 +270,30 @@ extension ConnectionHandle {
         flags: FunctionFlags = .utf8,
         _ body: @escaping (FunctionContext, FunctionArguments) throws -> Void
     ) -> ResultCode {
+        createScalarFunction(name: name, argumentCount: argumentCount, flags: flags, counter: nil, body)
+    }
+
+    /// Defines or replaces the scalar SQL function `name`, as ``createScalarFunction(name:argumentCount:flags:_:)``
+    /// does, with each call counted in `counter` while it runs and each error it throws reported as
+    /// ``CallbackCounter/reportedError(_:)`` maps it.
+    ///
+    /// The counting happens in the C trampoline, so `body` is the only closure a call runs.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    public func createScalarFunction(
+        name: String,
+        argumentCount: Int32,
+        flags: FunctionFlags = .utf8,
+        counter: CallbackCounter?,
+        _ body: @escaping (FunctionContext, FunctionArguments) throws -> Void
+    ) -> ResultCode {
         // SQLite calls `destroy` also when this call fails, so the box is never leaked.
         createFunction(
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            userData: Unmanaged.passRetained(FunctionBox(call: body)).toOpaque(),
-            function: FunctionTrampoline.call,
+            userData: Unmanaged.passRetained(FunctionBox(counter: counter, call: body)).toOpaque(),
+            function: counter == nil ? FunctionTrampoline.call : FunctionTrampoline.countedCall,
             step: nil,
             final: nil,
             destroy: FunctionBox.destroy
@@ -214,14 +318,32 @@ extension ConnectionHandle {
         step: @escaping (FunctionContext, FunctionArguments) throws -> Void,
         final: @escaping (FunctionContext) throws -> Void
     ) -> ResultCode {
+        createAggregateFunction(
+            name: name, argumentCount: argumentCount, flags: flags, counter: nil, step: step, final: final)
+    }
+
+    /// Defines or replaces the aggregate SQL function `name`, as
+    /// ``createAggregateFunction(name:argumentCount:flags:step:final:)`` does, with each call of `step` and `final`
+    /// counted in `counter` while it runs and each error they throw reported as
+    /// ``CallbackCounter/reportedError(_:)`` maps it.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
+    public func createAggregateFunction(
+        name: String,
+        argumentCount: Int32,
+        flags: FunctionFlags = .utf8,
+        counter: CallbackCounter?,
+        step: @escaping (FunctionContext, FunctionArguments) throws -> Void,
+        final: @escaping (FunctionContext) throws -> Void
+    ) -> ResultCode {
         createFunction(
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            userData: Unmanaged.passRetained(FunctionBox(call: step, final: final)).toOpaque(),
+            userData: Unmanaged.passRetained(FunctionBox(counter: counter, call: step, final: final)).toOpaque(),
             function: nil,
-            step: FunctionTrampoline.call,
-            final: FunctionTrampoline.final,
+            step: counter == nil ? FunctionTrampoline.call : FunctionTrampoline.countedCall,
+            final: counter == nil ? FunctionTrampoline.final : FunctionTrampoline.countedFinal,
             destroy: FunctionBox.destroy
         )
     }
@@ -284,15 +406,36 @@ extension ConnectionHandle {
         final: @escaping (FunctionContext) throws -> Void
     ) -> ResultCode {
         createWindowFunction(
+            name: name, argumentCount: argumentCount, flags: flags, counter: nil, step: step, inverse: inverse,
+            value: value, final: final)
+    }
+
+    /// Defines or replaces the aggregate window function `name`, as
+    /// ``createWindowFunction(name:argumentCount:flags:step:inverse:value:final:)`` does, with each call of its
+    /// closures counted in `counter` while it runs and each error they throw reported as
+    /// ``CallbackCounter/reportedError(_:)`` maps it.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/windowfunctions.html#user_defined_aggregate_window_functions>
+    public func createWindowFunction(
+        name: String,
+        argumentCount: Int32,
+        flags: FunctionFlags = .utf8,
+        counter: CallbackCounter?,
+        step: @escaping (FunctionContext, FunctionArguments) throws -> Void,
+        inverse: @escaping (FunctionContext, FunctionArguments) throws -> Void,
+        value: @escaping (FunctionContext) throws -> Void,
+        final: @escaping (FunctionContext) throws -> Void
+    ) -> ResultCode {
+        let box = FunctionBox(counter: counter, call: step, final: final, value: value, inverse: inverse)
+        return createWindowFunction(
             name: name,
             argumentCount: argumentCount,
             flags: flags,
-            userData: Unmanaged.passRetained(FunctionBox(call: step, final: final, value: value, inverse: inverse))
-                .toOpaque(),
-            step: FunctionTrampoline.call,
-            final: FunctionTrampoline.final,
-            value: FunctionTrampoline.value,
-            inverse: FunctionTrampoline.inverse,
+            userData: Unmanaged.passRetained(box).toOpaque(),
+            step: counter == nil ? FunctionTrampoline.call : FunctionTrampoline.countedCall,
+            final: counter == nil ? FunctionTrampoline.final : FunctionTrampoline.countedFinal,
+            value: counter == nil ? FunctionTrampoline.value : FunctionTrampoline.countedValue,
+            inverse: counter == nil ? FunctionTrampoline.inverse : FunctionTrampoline.countedInverse,
             destroy: FunctionBox.destroy
         )
     }

@@ -1,7 +1,10 @@
+import SQLiteBindings
+
 /// Counts the user closures of one connection that SQLite is running right now (a trace, a progress handler, a busy
 /// handler, and later functions and hooks), so ``Database/close()`` can tell when it is called from inside one.
 ///
-/// Every closure the toolkit hands to SQLite on behalf of a user runs through ``run(_:)``. While the count is not
+/// Every closure the toolkit hands to SQLite on behalf of a user is counted while it runs: through ``run(_:)``, or,
+/// for custom functions, by the C trampoline (see below). While the count is not
 /// zero a statement is inside `sqlite3_step` (or `sqlite3_prepare`) further up the stack, and finalizing it would
 /// free memory SQLite is still using: `close()` then only retires the connection (every later use throws
 /// ``DatabaseError/Reason/connectionClosed``) and the handles are released once the running statement returns.
@@ -9,13 +12,20 @@
 /// The closures capture this object, not the ``Database``: the connection owns the closures (through SQLite's client
 /// data), so capturing the connection would make a cycle.
 ///
+/// Custom functions, aggregates and window functions are counted without a closure of their own: this scope is the
+/// ``CallbackCounter`` they are registered with, whose C trampoline adds one to ``depth`` around each call (the
+/// count the other callbacks use). They do not release retired closures on entry as ``run(_:)`` does; the next
+/// other callback, the next callback set from outside any callback, or closing the connection does. A function's
+/// ``DatabaseError`` is reported to SQLite through ``reportedError(_:)``, which keeps its reason for the
+/// statement's error.
+///
 /// It also keeps the closures of the replaceable callbacks (trace, progress handler, busy handler) alive while they
 /// run. Setting a new one releases the old one's box in SQLite's client data at once; when that happens from inside
 /// a callback (a trace closure that sets another trace), the replaced closure may be the one running. ``keep(_:as:)``
 /// holds every installed closure, and a closure replaced while any callback runs is retired: released only once no
 /// callback runs any more.
 @usableFromInline
-final class CallbackScope {
+final class CallbackScope: CallbackCounter {
     /// The callbacks a connection has one closure of at a time, replaced by setting another.
     enum Kind: Hashable {
         case trace
@@ -23,8 +33,6 @@ final class CallbackScope {
         case busyHandler
     }
 
-    /// The number of user closures running, nested or not.
-    @exclusivity(unchecked) @usableFromInline var depth = 0
     /// Whether the connection was closed from inside a callback and waits for the running statement: a busy
     /// handler then stops waiting, because nothing can use the lock it waits for.
     @exclusivity(unchecked) var isClosing = false
@@ -32,6 +40,11 @@ final class CallbackScope {
     @exclusivity(unchecked) private var installed: [Kind: Any] = [:]
     /// Closures replaced while a callback ran, released when the outermost one returns.
     @exclusivity(unchecked) @usableFromInline var retired: [Any] = []
+    /// The reason and message of the last typed toolkit error a function reported to SQLite.
+    @exclusivity(unchecked) private var failure: (reason: DatabaseError.Reason, message: String)?
+
+    @usableFromInline
+    override init() {}
 
     /// Runs `body`, a user closure SQLite called back, counting it as running.
     @inlinable
@@ -77,6 +90,32 @@ final class CallbackScope {
     /// Whether a user closure is running.
     @inlinable
     var isRunningCallback: Bool { depth > 0 }
+
+    // MARK: Function errors
+
+    /// The error to report to SQLite for `error`, thrown by a custom function: a ``DatabaseError`` gives its own
+    /// message and code (not its description, which repeats the code), and its reason is remembered for the
+    /// statement's error.
+    override func reportedError(_ error: any Error) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        if let reason = error.reason { failure = (reason, error.message) }
+        return ReportedError(message: error.message, resultCode: error.extendedCode)
+    }
+
+    /// The typed reason of the function failure whose message is `message`, once; `nil` for any other error.
+    func takeFailureReason(message: String?) -> DatabaseError.Reason? {
+        guard let failure else { return nil }
+        self.failure = nil
+        return failure.message == message ? failure.reason : nil
+    }
+}
+
+/// A ``DatabaseError`` raised inside a function, as SQLite reports it: its message and its code.
+struct ReportedError: ResultCodeError, CustomStringConvertible {
+    let message: String
+    let resultCode: ResultCode
+
+    var description: String { message }
 }
 
 @available(*, unavailable, message: "a callback scope belongs to its connection's thread")

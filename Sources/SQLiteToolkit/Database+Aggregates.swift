@@ -24,18 +24,7 @@ extension Database {
         _ type: Aggregate.Type
     ) throws {
         let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
-        let calls = functionCalls
-        let code = connection.createAggregateFunction(
-            name: name,
-            argumentCount: count,
-            flags: options.flags,
-            step: { context, arguments in
-                try Database.step(context, arguments, Aggregate.self, calls: calls) { try $0.step($1) }
-            },
-            final: { context in
-                try Database.finish(context, Aggregate.self, calls: calls) { try $0.finalize() }
-            }
-        )
+        let code = defineAggregate(connection, name, count, options, Aggregate.self, dates: configuration.dateStorage)
         try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 
@@ -64,32 +53,69 @@ extension Database {
         _ type: Function.Type
     ) throws {
         let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
-        let calls = functionCalls
-        let code = connection.createWindowFunction(
+        let code = defineWindowFunction(
+            connection, name, count, options, Function.self, dates: configuration.dateStorage)
+        try checkRegistration(code, name: name, argumentCount: argumentCount)
+    }
+
+    /// Registers `Aggregate`, counted in the connection's callback scope, its dates stored as `dates`.
+    @inlinable
+    func defineAggregate<Aggregate: DatabaseAggregate>(
+        _ connection: ConnectionHandle,
+        _ name: String,
+        _ count: Int32,
+        _ options: FunctionOptions,
+        _ type: Aggregate.Type,
+        dates: DateStorage
+    ) -> ResultCode {
+        connection.createAggregateFunction(
             name: name,
             argumentCount: count,
             flags: options.flags,
+            counter: callbackScope,
             step: { context, arguments in
-                try Database.step(context, arguments, Function.self, calls: calls) { try $0.step($1) }
+                try Database.step(context, arguments, Aggregate.self, dates: dates) { try $0.step($1) }
+            },
+            final: { context in
+                try Database.finish(context, Aggregate.self, dates: dates) { try $0.finalize() }
+            }
+        )
+    }
+
+    /// Registers the window function `Function`, counted in the connection's callback scope, its dates stored as
+    /// `dates`.
+    @inlinable
+    func defineWindowFunction<Function: DatabaseWindowFunction>(
+        _ connection: ConnectionHandle,
+        _ name: String,
+        _ count: Int32,
+        _ options: FunctionOptions,
+        _ type: Function.Type,
+        dates: DateStorage
+    ) -> ResultCode {
+        connection.createWindowFunction(
+            name: name,
+            argumentCount: count,
+            flags: options.flags,
+            counter: callbackScope,
+            step: { context, arguments in
+                try Database.step(context, arguments, Function.self, dates: dates) { try $0.step($1) }
             },
             inverse: { context, arguments in
-                try Database.step(context, arguments, Function.self, calls: calls) { try $0.inverse($1) }
+                try Database.step(context, arguments, Function.self, dates: dates) { try $0.inverse($1) }
             },
             value: { context in
                 guard let evaluation = context.existingAggregateState(AggregateEvaluation<Function>.self) else {
-                    let result = try calls.run { try Function().value() }
-                    result.databaseValue.setResult(of: context)
+                    try FunctionResult.set(Function().value(), of: context, dates: dates)
                     return
                 }
                 guard !evaluation.pointee.failed else { return }
-                let result = try calls.run { try evaluation.pointee.aggregate.value() }
-                result.databaseValue.setResult(of: context)
+                try FunctionResult.set(evaluation.pointee.aggregate.value(), of: context, dates: dates)
             },
             final: { context in
-                try Database.finish(context, Function.self, calls: calls) { try $0.finalize() }
+                try Database.finish(context, Function.self, dates: dates) { try $0.finalize() }
             }
         )
-        try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 
     /// Runs one step or inverse step of the evaluation `context` belongs to (making its instance on its first
@@ -99,7 +125,7 @@ extension Database {
         _ context: FunctionContext,
         _ arguments: FunctionArguments,
         _ type: Aggregate.Type,
-        calls: FunctionCallState,
+        dates: DateStorage,
         _ body: (inout Aggregate, FunctionValues) throws -> Void
     ) throws {
         guard let evaluation = context.aggregateState(initial: { AggregateEvaluation<Aggregate>() }) else {
@@ -108,7 +134,7 @@ extension Database {
         }
         guard !evaluation.pointee.failed else { return }
         do {
-            try calls.run { try body(&evaluation.pointee.aggregate, FunctionValues(arguments)) }
+            try body(&evaluation.pointee.aggregate, FunctionValues(arguments, dates: dates))
         } catch {
             evaluation.pointee.failed = true
             throw error
@@ -121,12 +147,11 @@ extension Database {
     static func finish<Aggregate: DatabaseAggregate>(
         _ context: FunctionContext,
         _ type: Aggregate.Type,
-        calls: FunctionCallState,
+        dates: DateStorage,
         _ body: (Aggregate) throws -> Aggregate.Result
     ) throws {
         let evaluation = context.takeAggregateState(AggregateEvaluation<Aggregate>.self) ?? AggregateEvaluation()
         guard !evaluation.failed else { return }
-        let result = try calls.run { try body(evaluation.aggregate) }
-        result.databaseValue.setResult(of: context)
+        try FunctionResult.set(body(evaluation.aggregate), of: context, dates: dates)
     }
 }

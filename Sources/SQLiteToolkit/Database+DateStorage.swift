@@ -17,8 +17,10 @@ extension Database {
     /// try db.execute("INSERT INTO event (at) VALUES (?)", Date())  // '2026-11-22T10:30:00.000Z'
     /// ```
     ///
-    /// A `Date` converted without a connection (its ``DatabaseValueConvertible/databaseValue``, a custom function's
-    /// result) is Unix seconds. ``ISO8601Date`` stores ISO-8601 text whatever the connection's strategy.
+    /// The connection's custom functions follow it too: a `Date` result is stored in its form, a `Date` argument
+    /// reads as a column does. A `Date` converted without a connection (its
+    /// ``DatabaseValueConvertible/databaseValue``) is Unix seconds. ``ISO8601Date`` stores ISO-8601 text whatever
+    /// the connection's strategy.
     ///
     /// Related SQLite documentation: <https://sqlite.org/lang_datefunc.html>
     public enum DateStorage: Sendable, Hashable {

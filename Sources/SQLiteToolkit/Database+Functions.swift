@@ -1,10 +1,16 @@
+import Foundation
 import SQLiteBindings
 
 // Custom SQL functions on `Database`, built on the closure glue of `SQLiteBindings` (`createScalarFunction`,
 // `createAggregateFunction`, `createWindowFunction`): SQLite keeps each closure and releases it when the function is
-// replaced or removed and when the connection closes. Each form hands SQLite one closure, specialized where the
-// function is defined (the typed and aggregate forms are inlinable), which runs the call in the connection's
-// callback scope and calls the user's closure; the C trampoline of SQLiteBindings calls it directly.
+// replaced or removed and when the connection closes. Each form hands SQLite one closure, registered with the
+// connection's callback scope as its `CallbackCounter`: the C trampoline of SQLiteBindings counts the call in the
+// scope and calls the closure directly. The low-level form registers the user's closure itself; the typed and
+// aggregate forms (inlinable, so specialized where the function is defined) register one closure that reads the
+// arguments, calls the user's closure and sets the result.
+//
+// `Date` arguments and results follow the connection's `Configuration.dateStorage`, as binds and `Row` reads do:
+// a result is stored in the connection's form, an argument is read from any form, numbers in the connection's unit.
 //
 // Calling back into the same connection from a function:
 // - Allowed: queries and writes through the same `Database` (SQLite runs nested statements), reading its state.
@@ -79,10 +85,7 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (FunctionContext, FunctionArguments) throws -> Void
     ) throws {
-        let calls = functionCalls
-        try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            try calls.run { try body(context, arguments) }
-        }
+        try defineFunction(name, argumentCount: argumentCount, options: options, body)
     }
 
     /// Defines or replaces the SQL function `name` with a closure of typed arguments: the high-level form. The
@@ -116,15 +119,13 @@ extension Database {
     ) throws {
         var argumentCount = 0
         for _ in repeat (each Argument).self { argumentCount += 1 }
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         // One closure, specialized here for the argument and result types, between SQLite's call and `body`.
         try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            try calls.run {
-                // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check.
-                var index = 0
-                let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index))
-                result.databaseValue.setResult(of: context)
-            }
+            // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check.
+            var index = 0
+            let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index, dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 
@@ -136,15 +137,26 @@ extension Database {
     /// parameter-pack `createFunction(_:options:_:)`), with the argument read without a generic call per row.
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
-    @inlinable
+    @inlinable @inline(__always)
     public func createFunction<A: DatabaseValueConvertible, Result: DatabaseValueConvertible>(
         _ name: String,
         options: FunctionOptions = [],
         _ body: @escaping (A) throws -> Result
     ) throws {
-        let calls = functionCalls
-        try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
-            try calls.run { try body(A.read(from: arguments[0])).databaseValue.setResult(of: context) }
+        // Always inlined, and the date storage captured only by functions of dates: the closure of any other
+        // function captures `body` alone, which the optimizer inlines into it when `body` is a closure literal
+        // that captures nothing, leaving one closure without a context between SQLite's call and the user's code.
+        if Database.involvesDates(A.self, Result.self) {
+            let dates = configuration.dateStorage
+            try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
+                let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: dates))
+                try FunctionResult.set(result, of: context, dates: dates)
+            }
+        } else {
+            try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
+                let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: .unixSeconds))
+                try FunctionResult.set(result, of: context, dates: .unixSeconds)
+            }
         }
     }
 
@@ -152,7 +164,7 @@ extension Database {
     /// parameter-pack `createFunction(_:options:_:)`), with the arguments read without a generic call per row.
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/create_function.html>
-    @inlinable
+    @inlinable @inline(__always)
     public func createFunction<
         A: DatabaseValueConvertible, B: DatabaseValueConvertible, Result: DatabaseValueConvertible
     >(
@@ -160,10 +172,21 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (A, B) throws -> Result
     ) throws {
-        let calls = functionCalls
-        try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
-            try calls.run {
-                try body(A.read(from: arguments[0]), B.read(from: arguments[1])).databaseValue.setResult(of: context)
+        // As the one-argument form: the date storage is captured only by functions of dates.
+        if Database.involvesDates(A.self, B.self, Result.self) {
+            let dates = configuration.dateStorage
+            try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
+                let result = try body(
+                    FunctionArgument.read(A.self, from: arguments[0], dates: dates),
+                    FunctionArgument.read(B.self, from: arguments[1], dates: dates))
+                try FunctionResult.set(result, of: context, dates: dates)
+            }
+        } else {
+            try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
+                let result = try body(
+                    FunctionArgument.read(A.self, from: arguments[0], dates: .unixSeconds),
+                    FunctionArgument.read(B.self, from: arguments[1], dates: .unixSeconds))
+                try FunctionResult.set(result, of: context, dates: .unixSeconds)
             }
         }
     }
@@ -181,18 +204,31 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (A, B, C) throws -> Result
     ) throws {
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: 3, options: options) { context, arguments in
-            try calls.run {
-                let result = try body(
-                    A.read(from: arguments[0]), B.read(from: arguments[1]), C.read(from: arguments[2]))
-                result.databaseValue.setResult(of: context)
-            }
+            let result = try body(
+                FunctionArgument.read(A.self, from: arguments[0], dates: dates),
+                FunctionArgument.read(B.self, from: arguments[1], dates: dates),
+                FunctionArgument.read(C.self, from: arguments[2], dates: dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 
-    /// Registers `call` as the function `name` as it is: the one closure between SQLite's call and the user's.
-    /// `call` runs the user's closure through ``FunctionCallState/run(_:)`` itself.
+    /// Whether a function of these argument and result types reads or returns dates, which depend on the
+    /// connection's date storage. A constant where the function is specialized.
+    @inlinable @inline(__always)
+    static func involvesDates<A, B, C>(_ a: A.Type, _ b: B.Type, _ c: C.Type = Void.self) -> Bool {
+        isDate(A.self) || isDate(B.self) || isDate(C.self)
+    }
+
+    /// Whether `T` is `Date` or `Date?`.
+    @inlinable @inline(__always)
+    static func isDate<T>(_ type: T.Type) -> Bool {
+        T.self == Date.self || T.self == Date?.self
+    }
+
+    /// Registers `call` as the function `name` as it is: the one closure SQLite's C trampoline calls, after counting
+    /// the call in the connection's ``CallbackScope``.
     @inlinable
     func defineFunction(
         _ name: String,
@@ -201,7 +237,8 @@ extension Database {
         _ call: @escaping (FunctionContext, FunctionArguments) throws -> Void
     ) throws {
         let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
-        let code = connection.createScalarFunction(name: name, argumentCount: count, flags: options.flags, call)
+        let code = connection.createScalarFunction(
+            name: name, argumentCount: count, flags: options.flags, counter: callbackScope, call)
         try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 
@@ -210,9 +247,10 @@ extension Database {
     static func readArgument<Value: DatabaseValueConvertible>(
         _ type: Value.Type,
         _ arguments: FunctionArguments,
-        _ index: inout Int
+        _ index: inout Int,
+        _ dates: DateStorage
     ) throws -> Value {
-        let value = try Value.read(from: arguments[index])
+        let value = try FunctionArgument.read(Value.self, from: arguments[index], dates: dates)
         index += 1
         return value
     }
@@ -243,12 +281,10 @@ extension Database {
         options: FunctionOptions = [],
         _ body: @escaping (FunctionValues) throws -> Result
     ) throws {
-        let calls = functionCalls
+        let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
-            try calls.run {
-                let result = try body(FunctionValues(arguments))
-                result.databaseValue.setResult(of: context)
-            }
+            let result = try body(FunctionValues(arguments, dates: dates))
+            try FunctionResult.set(result, of: context, dates: dates)
         }
     }
 

@@ -57,8 +57,6 @@ public final class Database {
     @usableFromInline let callbackScope = CallbackScope()
     /// The connection after ``close()`` was called from inside a callback, until the running statement returns.
     @exclusivity(unchecked) private var retiredConnection: ConnectionHandle?
-    /// Carries the typed reason of a custom function's error to the statement's error.
-    @usableFromInline lazy var functionCalls = FunctionCallState(scope: callbackScope)
     /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Encryption.swift).
     var mainCipher: Cipher?
     /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
@@ -240,7 +238,7 @@ public final class Database {
             message: handle.errorMessage() ?? "\(code)",
             sql: sql,
             errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil,
-            reason: functionCalls.takeFailureReason(message: handle.errorMessage())
+            reason: callbackScope.takeFailureReason(message: handle.errorMessage())
         )
     }
 
