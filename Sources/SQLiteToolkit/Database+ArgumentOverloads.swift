@@ -17,12 +17,78 @@ extension Database {
         try executeCached(sql, { try $0.execute() }, describing: { StatementArguments([DatabaseValue]()) })
     }
 
+    /// A cursor over the rows of a query with 0 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query(_ sql: String) throws -> Rows {
+        try queryCached(sql, { try $0.bind() }, describing: { StatementArguments([DatabaseValue]()) })
+    }
+
+    /// The first column of the first row of a query with 0 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<T: DatabaseValueConvertible>(
+        _ sql: String, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind() }, describing: { StatementArguments([DatabaseValue]()) })
+    }
+
+    /// The first column of the first row of a query with 0 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<T: DatabaseValueConvertible>(
+        _ sql: String, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind() }, describing: { StatementArguments([DatabaseValue]()) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
+    }
+
     /// Runs one statement with 1 positional argument, through the statement cache. The
     /// fixed-arity form of `execute(_:_:)`.
     @_documentation(visibility: internal)
     @inlinable
     public func execute<V1: DatabaseValueConvertible>(_ sql: String, _ value1: V1) throws {
         try executeCached(sql, { try $0.execute(value1) }, describing: { StatementArguments(describing: value1) })
+    }
+
+    /// A cursor over the rows of a query with 1 positional argument, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<V1: DatabaseValueConvertible>(_ sql: String, _ value1: V1) throws -> Rows {
+        try queryCached(sql, { try $0.bind(value1) }, describing: { StatementArguments(describing: value1) })
+    }
+
+    /// The first column of the first row of a query with 1 positional argument, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<T: DatabaseValueConvertible, V1: DatabaseValueConvertible>(
+        _ sql: String, _ value1: V1, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(value1) },
+            describing: { StatementArguments(describing: value1) })
+    }
+
+    /// The first column of the first row of a query with 1 positional argument; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<T: DatabaseValueConvertible, V1: DatabaseValueConvertible>(
+        _ sql: String, _ value1: V1, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(value1) },
+            describing: { StatementArguments(describing: value1) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
     }
 
     /// Runs one statement with 2 positional arguments, through the statement cache. The
@@ -36,6 +102,45 @@ extension Database {
             sql, { try $0.execute(value1, value2) }, describing: { StatementArguments(describing: value1, value2) })
     }
 
+    /// A cursor over the rows of a query with 2 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<V1: DatabaseValueConvertible, V2: DatabaseValueConvertible>(
+        _ sql: String, _ value1: V1, _ value2: V2
+    ) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(value1, value2) }, describing: { StatementArguments(describing: value1, value2) })
+    }
+
+    /// The first column of the first row of a query with 2 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible>(
+        _ sql: String, _ value1: V1, _ value2: V2, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(value1, value2) },
+            describing: { StatementArguments(describing: value1, value2) })
+    }
+
+    /// The first column of the first row of a query with 2 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(value1, value2) },
+            describing: { StatementArguments(describing: value1, value2) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
+    }
+
     /// Runs one statement with 3 positional arguments, through the statement cache. The
     /// fixed-arity form of `execute(_:_:)`.
     @_documentation(visibility: internal)
@@ -46,6 +151,50 @@ extension Database {
         try executeCached(
             sql, { try $0.execute(value1, value2, value3) },
             describing: { StatementArguments(describing: value1, value2, value3) })
+    }
+
+    /// A cursor over the rows of a query with 3 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible>(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3
+    ) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3) },
+            describing: { StatementArguments(describing: value1, value2, value3) })
+    }
+
+    /// The first column of the first row of a query with 3 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(value1, value2, value3) },
+            describing: { StatementArguments(describing: value1, value2, value3) })
+    }
+
+    /// The first column of the first row of a query with 3 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(value1, value2, value3) },
+            describing: { StatementArguments(describing: value1, value2, value3) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
     }
 
     /// Runs one statement with 4 positional arguments, through the statement cache. The
@@ -61,6 +210,51 @@ extension Database {
             describing: { StatementArguments(describing: value1, value2, value3, value4) })
     }
 
+    /// A cursor over the rows of a query with 4 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible
+    >(_ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3, value4) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4) })
+    }
+
+    /// The first column of the first row of a query with 4 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(value1, value2, value3, value4) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4) })
+    }
+
+    /// The first column of the first row of a query with 4 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(value1, value2, value3, value4) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
+    }
+
     /// Runs one statement with 5 positional arguments, through the statement cache. The
     /// fixed-arity form of `execute(_:_:)`.
     @_documentation(visibility: internal)
@@ -74,6 +268,51 @@ extension Database {
             describing: { StatementArguments(describing: value1, value2, value3, value4, value5) })
     }
 
+    /// A cursor over the rows of a query with 5 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible
+    >(_ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3, value4, value5) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5) })
+    }
+
+    /// The first column of the first row of a query with 5 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(value1, value2, value3, value4, value5) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5) })
+    }
+
+    /// The first column of the first row of a query with 5 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(value1, value2, value3, value4, value5) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
+    }
+
     /// Runs one statement with 6 positional arguments, through the statement cache. The
     /// fixed-arity form of `execute(_:_:)`.
     @_documentation(visibility: internal)
@@ -85,6 +324,56 @@ extension Database {
         try executeCached(
             sql, { try $0.execute(value1, value2, value3, value4, value5, value6) },
             describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6) })
+    }
+
+    /// A cursor over the rows of a query with 6 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible, V6: DatabaseValueConvertible
+    >(_ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6) throws -> Rows
+    {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3, value4, value5, value6) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6) })
+    }
+
+    /// The first column of the first row of a query with 6 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6,
+        as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(value1, value2, value3, value4, value5, value6) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6) })
+    }
+
+    /// The first column of the first row of a query with 6 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6,
+        as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(value1, value2, value3, value4, value5, value6) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
     }
 
     /// Runs one statement with 7 positional arguments, through the statement cache. The
@@ -101,6 +390,58 @@ extension Database {
         try executeCached(
             sql, { try $0.execute(value1, value2, value3, value4, value5, value6, value7) },
             describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7) })
+    }
+
+    /// A cursor over the rows of a query with 7 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible, V6: DatabaseValueConvertible,
+        V7: DatabaseValueConvertible
+    >(_ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7)
+        throws -> Rows
+    {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3, value4, value5, value6, value7) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7) })
+    }
+
+    /// The first column of the first row of a query with 7 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(value1, value2, value3, value4, value5, value6, value7) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7) })
+    }
+
+    /// The first column of the first row of a query with 7 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(value1, value2, value3, value4, value5, value6, value7) },
+            describing: { StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
     }
 
     /// Runs one statement with 8 positional arguments, through the statement cache. The
@@ -122,6 +463,67 @@ extension Database {
             })
     }
 
+    /// A cursor over the rows of a query with 8 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible, V6: DatabaseValueConvertible,
+        V7: DatabaseValueConvertible, V8: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8
+    ) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8) },
+            describing: {
+                StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7, value8)
+            })
+    }
+
+    /// The first column of the first row of a query with 8 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8) },
+            describing: {
+                StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7, value8)
+            })
+    }
+
+    /// The first column of the first row of a query with 8 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8) },
+            describing: {
+                StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7, value8)
+            })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
+    }
+
     /// Runs one statement with 9 positional arguments, through the statement cache. The
     /// fixed-arity form of `execute(_:_:)`.
     @_documentation(visibility: internal)
@@ -139,6 +541,69 @@ extension Database {
             describing: {
                 StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7, value8, value9)
             })
+    }
+
+    /// A cursor over the rows of a query with 9 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible, V6: DatabaseValueConvertible,
+        V7: DatabaseValueConvertible, V8: DatabaseValueConvertible, V9: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9
+    ) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9) },
+            describing: {
+                StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7, value8, value9)
+            })
+    }
+
+    /// The first column of the first row of a query with 9 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9) },
+            describing: {
+                StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7, value8, value9)
+            })
+    }
+
+    /// The first column of the first row of a query with 9 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9) },
+            describing: {
+                StatementArguments(describing: value1, value2, value3, value4, value5, value6, value7, value8, value9)
+            })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
     }
 
     /// Runs one statement with 10 positional arguments, through the statement cache. The
@@ -160,6 +625,73 @@ extension Database {
                 StatementArguments(
                     describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10)
             })
+    }
+
+    /// A cursor over the rows of a query with 10 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible, V6: DatabaseValueConvertible,
+        V7: DatabaseValueConvertible, V8: DatabaseValueConvertible, V9: DatabaseValueConvertible,
+        V10: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10
+    ) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9, value10) },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10)
+            })
+    }
+
+    /// The first column of the first row of a query with 10 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible, V10: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9, value10) },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10)
+            })
+    }
+
+    /// The first column of the first row of a query with 10 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible, V10: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9, value10) },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10)
+            })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
     }
 
     /// Runs one statement with 11 positional arguments, through the statement cache. The
@@ -187,6 +719,77 @@ extension Database {
             })
     }
 
+    /// A cursor over the rows of a query with 11 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible, V6: DatabaseValueConvertible,
+        V7: DatabaseValueConvertible, V8: DatabaseValueConvertible, V9: DatabaseValueConvertible,
+        V10: DatabaseValueConvertible, V11: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, _ value11: V11
+    ) throws -> Rows {
+        try queryCached(
+            sql,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11) },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11
+                )
+            })
+    }
+
+    /// The first column of the first row of a query with 11 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible, V10: DatabaseValueConvertible, V11: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, _ value11: V11, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11) },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11
+                )
+            })
+    }
+
+    /// The first column of the first row of a query with 11 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible, V10: DatabaseValueConvertible, V11: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, _ value11: V11, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true,
+            { try $0.bind(value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11) },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11
+                )
+            })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
+    }
+
     /// Runs one statement with 12 positional arguments, through the statement cache. The
     /// fixed-arity form of `execute(_:_:)`.
     @_documentation(visibility: internal)
@@ -211,5 +814,87 @@ extension Database {
                     describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10,
                     value11, value12)
             })
+    }
+
+    /// A cursor over the rows of a query with 12 positional arguments, through the statement
+    /// cache. The fixed-arity form of `query(_:_:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func query<
+        V1: DatabaseValueConvertible, V2: DatabaseValueConvertible, V3: DatabaseValueConvertible,
+        V4: DatabaseValueConvertible, V5: DatabaseValueConvertible, V6: DatabaseValueConvertible,
+        V7: DatabaseValueConvertible, V8: DatabaseValueConvertible, V9: DatabaseValueConvertible,
+        V10: DatabaseValueConvertible, V11: DatabaseValueConvertible, V12: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, _ value11: V11, _ value12: V12
+    ) throws -> Rows {
+        try queryCached(
+            sql,
+            {
+                try $0.bind(
+                    value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11, value12)
+            },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10,
+                    value11, value12)
+            })
+    }
+
+    /// The first column of the first row of a query with 12 positional arguments, or `nil` when
+    /// there is no row. The fixed-arity form of `queryValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible, V10: DatabaseValueConvertible, V11: DatabaseValueConvertible,
+        V12: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, _ value11: V11, _ value12: V12, as type: T.Type = T.self
+    ) throws -> T? {
+        try queryValueCached(
+            sql, as: T.self, required: false,
+            {
+                try $0.bind(
+                    value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11, value12)
+            },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10,
+                    value11, value12)
+            })
+    }
+
+    /// The first column of the first row of a query with 12 positional arguments; throws
+    /// `noRow` when there is no row. The fixed-arity form of `queryRequiredValue(_:_:as:)`.
+    @_documentation(visibility: internal)
+    @inlinable
+    public func queryRequiredValue<
+        T: DatabaseValueConvertible, V1: DatabaseValueConvertible, V2: DatabaseValueConvertible,
+        V3: DatabaseValueConvertible, V4: DatabaseValueConvertible, V5: DatabaseValueConvertible,
+        V6: DatabaseValueConvertible, V7: DatabaseValueConvertible, V8: DatabaseValueConvertible,
+        V9: DatabaseValueConvertible, V10: DatabaseValueConvertible, V11: DatabaseValueConvertible,
+        V12: DatabaseValueConvertible
+    >(
+        _ sql: String, _ value1: V1, _ value2: V2, _ value3: V3, _ value4: V4, _ value5: V5, _ value6: V6, _ value7: V7,
+        _ value8: V8, _ value9: V9, _ value10: V10, _ value11: V11, _ value12: V12, as type: T.Type = T.self
+    ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true,
+            {
+                try $0.bind(
+                    value1, value2, value3, value4, value5, value6, value7, value8, value9, value10, value11, value12)
+            },
+            describing: {
+                StatementArguments(
+                    describing: value1, value2, value3, value4, value5, value6, value7, value8, value9, value10,
+                    value11, value12)
+            })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
     }
 }

@@ -114,13 +114,26 @@ extension Database {
         _ sql: String,
         _ arguments: repeat each Value
     ) throws -> Rows {
+        try queryCached(
+            sql, { try $0.bind(repeat each arguments) },
+            describing: { StatementArguments(describing: repeat each arguments) })
+    }
+
+    /// A cursor over the rows of the cached statement for `sql`, bound by `bind`. The one body of every positional
+    /// `query`, the pack form above and the fixed-arity forms of `Database+ArgumentOverloads.swift`.
+    @inlinable
+    func queryCached(
+        _ sql: String,
+        _ bind: (Statement) throws -> Void,
+        describing arguments: () -> StatementArguments
+    ) throws -> Rows {
         let statement = try cachedStatement(sql)
         do {
-            try statement.bind(repeat each arguments)
+            try bind(statement)
             return try Rows(statement: statement, returnsToCache: true)
         } catch {
             statementCache.checkIn(statement)
-            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
+            throw withArguments(error, arguments)
         }
     }
 
@@ -152,21 +165,9 @@ extension Database {
         _ arguments: repeat each Value,
         as type: T.Type = T.self
     ) throws -> T? {
-        // No cursor: the statement is stepped once, read, and reset right here.
-        let statement = try cachedStatement(sql)
-        defer {
-            // Once retired (a callback closed the connection), the handle may be finalized: never touch it, and
-            // release the connection now that the statement that ran the callback has returned.
-            if statement.isFinalized { finishDeferredClose() } else { _ = statement.handle.reset() }
-            statementCache.checkIn(statement)
-        }
-        do {
-            try statement.bind(repeat each arguments)
-            guard try statement.step() else { return nil }
-            return try statement.columnValue(at: 0, as: T.self)
-        } catch {
-            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
-        }
+        try queryValueCached(
+            sql, as: T.self, required: false, { try $0.bind(repeat each arguments) },
+            describing: { StatementArguments(describing: repeat each arguments) })
     }
 
     /// The first column of the first row; throws ``DatabaseError/Reason/noRow`` (code `SQLITE_NOTFOUND`) when the
@@ -181,17 +182,42 @@ extension Database {
         _ arguments: repeat each Value,
         as type: T.Type = T.self
     ) throws -> T {
+        let value = try queryValueCached(
+            sql, as: T.self, required: true, { try $0.bind(repeat each arguments) },
+            describing: { StatementArguments(describing: repeat each arguments) })
+        guard let value else { throw Database.noRowError(sql: sql) }  // `required` threw already
+        return value
+    }
+
+    /// The first column of the first row of the cached statement for `sql`, bound by `bind`: `nil` when there is
+    /// no row, or the ``DatabaseError/Reason/noRow`` error when `required`. The one body of every positional
+    /// `queryValue` and `queryRequiredValue`, the pack forms above and the fixed-arity forms of
+    /// `Database+ArgumentOverloads.swift`.
+    @inlinable
+    func queryValueCached<T: DatabaseValueConvertible>(
+        _ sql: String,
+        as type: T.Type,
+        required: Bool,
+        _ bind: (Statement) throws -> Void,
+        describing arguments: () -> StatementArguments
+    ) throws -> T? {
+        // No cursor: the statement is stepped once, read, and reset right here.
         let statement = try cachedStatement(sql)
         defer {
-            if !statement.isFinalized { _ = statement.handle.reset() }
+            // Once retired (a callback closed the connection), the handle may be finalized: never touch it, and
+            // release the connection now that the statement that ran the callback has returned.
+            if statement.isFinalized { finishDeferredClose() } else { _ = statement.handle.reset() }
             statementCache.checkIn(statement)
         }
         do {
-            try statement.bind(repeat each arguments)
-            guard try statement.step() else { throw Database.noRowError(sql: sql) }
+            try bind(statement)
+            guard try statement.step() else {
+                if required { throw Database.noRowError(sql: sql) }
+                return nil
+            }
             return try statement.columnValue(at: 0, as: T.self)
         } catch {
-            throw withArguments(error) { StatementArguments(describing: repeat each arguments) }
+            throw withArguments(error, arguments)
         }
     }
 

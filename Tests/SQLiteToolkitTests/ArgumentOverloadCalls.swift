@@ -230,6 +230,181 @@ enum ArgumentOverloadCalls {
         }
     }
 
+    static func query(_ db: Database, _ sql: String, count: Int) throws -> Rows {
+        switch count {
+        case 0: return try db.query(sql)
+        case 1: return try db.query(sql, ArgumentSample.integer(1))
+        case 2: return try db.query(sql, ArgumentSample.integer(1), ArgumentSample.text(2))
+        case 3: return try db.query(sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3))
+        case 4:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4))
+        case 5:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5))
+        case 6:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6))
+        case 7:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7))
+        case 8:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8))
+        case 9:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9))
+        case 10:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10))
+        case 11:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11))
+        case 12:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), ArgumentSample.real(12))
+        case 13:
+            return try db.query(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), ArgumentSample.real(12),
+                ArgumentSample.integer(13))
+        default: throw ArgumentSample.NoCall()
+        }
+    }
+
+    static func queryValue(_ db: Database, _ sql: String, count: Int) throws -> Int? {
+        switch count {
+        case 0: return try db.queryValue(sql, as: Int.self)
+        case 1: return try db.queryValue(sql, ArgumentSample.integer(1), as: Int.self)
+        case 2: return try db.queryValue(sql, ArgumentSample.integer(1), ArgumentSample.text(2), as: Int.self)
+        case 3:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), as: Int.self)
+        case 4:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                as: Int.self)
+        case 5:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), as: Int.self)
+        case 6:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), as: Int.self)
+        case 7:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), as: Int.self)
+        case 8:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                as: Int.self)
+        case 9:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), as: Int.self)
+        case 10:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), as: Int.self)
+        case 11:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), as: Int.self)
+        case 12:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), ArgumentSample.real(12),
+                as: Int.self)
+        case 13:
+            return try db.queryValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), ArgumentSample.real(12),
+                ArgumentSample.integer(13), as: Int.self)
+        default: throw ArgumentSample.NoCall()
+        }
+    }
+
+    static func queryRequiredValue(_ db: Database, _ sql: String, count: Int) throws -> Int {
+        switch count {
+        case 0: return try db.queryRequiredValue(sql, as: Int.self)
+        case 1: return try db.queryRequiredValue(sql, ArgumentSample.integer(1), as: Int.self)
+        case 2: return try db.queryRequiredValue(sql, ArgumentSample.integer(1), ArgumentSample.text(2), as: Int.self)
+        case 3:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), as: Int.self)
+        case 4:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                as: Int.self)
+        case 5:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), as: Int.self)
+        case 6:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), as: Int.self)
+        case 7:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), as: Int.self)
+        case 8:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                as: Int.self)
+        case 9:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), as: Int.self)
+        case 10:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), as: Int.self)
+        case 11:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), as: Int.self)
+        case 12:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), ArgumentSample.real(12),
+                as: Int.self)
+        case 13:
+            return try db.queryRequiredValue(
+                sql, ArgumentSample.integer(1), ArgumentSample.text(2), ArgumentSample.null(3), ArgumentSample.real(4),
+                ArgumentSample.integer(5), ArgumentSample.text(6), ArgumentSample.null(7), ArgumentSample.real(8),
+                ArgumentSample.integer(9), ArgumentSample.text(10), ArgumentSample.null(11), ArgumentSample.real(12),
+                ArgumentSample.integer(13), as: Int.self)
+        default: throw ArgumentSample.NoCall()
+        }
+    }
+
     /// Passes `names[k - 1]` with argument k.
     static func bind(_ statement: Statement, names: [String]) throws {
         switch names.count {

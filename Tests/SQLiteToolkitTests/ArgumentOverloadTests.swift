@@ -94,6 +94,42 @@ struct ArgumentOverloadTests {
         #expect(db.statementCacheStatistics.hits >= 1)
     }
 
+    /// `c1 IS ?`, `c2 IS ?`... for `count` columns: all true only for a row whose columns hold the arguments in order
+    /// (the kinds differ from one argument to the next, so a swap matches nothing).
+    private func matching(_ count: Int) -> [String] {
+        count == 0 ? [] : (1...count).map { "c\($0) IS ?" }
+    }
+
+    private func whereClause(_ conditions: [String]) -> String {
+        conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+    }
+
+    @Test("Database.query, queryValue and queryRequiredValue bind every argument in order", arguments: counts)
+    func databaseQueries(count: Int) throws {
+        let db = try database()
+        try ArgumentOverloadCalls.execute(db, insertSQL(count), count: count)
+        try db.execute("INSERT INTO t (c1) VALUES ('other')")
+        let columns = count == 0 ? "0" : (1...count).map { "c\($0)" }.joined(separator: ", ")
+        let querySQL = "SELECT \(columns) FROM t\(whereClause(matching(count)))"
+        let cursor = try ArgumentOverloadCalls.query(db, querySQL, count: count)
+        let found = try cursor.map { row in try (0..<count).map { try row.value(at: $0, as: DatabaseValue.self) } }
+        #expect(found == (count == 0 ? [[], []] : [expectedRow(count)]))
+
+        // Twice each, the second time from the cache.
+        let countSQL = "SELECT count(*) FROM t\(whereClause(matching(count)))"
+        for _ in 0..<2 {
+            #expect(try ArgumentOverloadCalls.queryValue(db, countSQL, count: count) == (count == 0 ? 2 : 1))
+            #expect(try ArgumentOverloadCalls.queryRequiredValue(db, countSQL, count: count) == (count == 0 ? 2 : 1))
+        }
+
+        let noRowSQL = "SELECT rowid FROM t\(whereClause(["c1 IS 'none'"] + matching(count)))"
+        #expect(try ArgumentOverloadCalls.queryValue(db, noRowSQL, count: count) == nil)
+        let noRow = #expect(throws: DatabaseError.self) {
+            _ = try ArgumentOverloadCalls.queryRequiredValue(db, noRowSQL, count: count)
+        }
+        #expect(noRow?.reason == .noRow)
+    }
+
     @Test("a wrong argument count throws argumentMismatch before binding or running", arguments: counts)
     func wrongCount(count: Int) throws {
         let db = try database()
@@ -111,6 +147,19 @@ struct ArgumentOverloadTests {
                 try ArgumentOverloadCalls.execute(db, sql, count: count)
             }
             #expect(cached?.reason == .argumentMismatch(expected: parameters, given: count))
+            let valueSQL = "SELECT count(*) FROM t\(whereClause(matching(parameters)))"
+            let cursorError = #expect(throws: DatabaseError.self) {
+                _ = try ArgumentOverloadCalls.query(db, valueSQL, count: count)
+            }
+            #expect(cursorError?.reason == .argumentMismatch(expected: parameters, given: count))
+            let valueError = #expect(throws: DatabaseError.self) {
+                _ = try ArgumentOverloadCalls.queryValue(db, valueSQL, count: count)
+            }
+            #expect(valueError?.reason == .argumentMismatch(expected: parameters, given: count))
+            let requiredError = #expect(throws: DatabaseError.self) {
+                _ = try ArgumentOverloadCalls.queryRequiredValue(db, valueSQL, count: count)
+            }
+            #expect(requiredError?.reason == .argumentMismatch(expected: parameters, given: count))
             let queried = #expect(throws: DatabaseError.self) {
                 _ = try ArgumentOverloadCalls.query(insert, count: count)
             }

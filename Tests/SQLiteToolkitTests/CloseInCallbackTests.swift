@@ -90,17 +90,23 @@ struct CloseInCallbackTests {
         #expect(error?.reason == .connectionClosed)
     }
 
-    @Test("closing from a progress handler during queryValue: the value is not read from the closed connection")
-    func closeFromProgressHandlerDuringQueryValue() throws {
+    @Test(
+        "closing from a progress handler during queryValue or queryRequiredValue: the value is not read from the closed connection",
+        arguments: [false, true])
+    func closeFromProgressHandlerDuringQueryValue(required: Bool) throws {
         let db = try Database()
         try db.setProgressHandler(every: 10) {
             db.close()
             return false
         }
+        let sql =
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) SELECT count(*) FROM n"
         let error = #expect(throws: DatabaseError.self) {
-            _ = try db.queryValue(
-                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) SELECT count(*) FROM n",
-                as: Int.self)
+            if required {
+                _ = try db.queryRequiredValue(sql, as: Int.self)
+            } else {
+                _ = try db.queryValue(sql, as: Int.self)
+            }
         }
         #expect(error?.reason == .connectionClosed)
         #expect(!db.isOpen)
