@@ -1,4 +1,6 @@
 import Foundation
+import SQLiteToolkit
+import Testing
 
 /// A value shared between the threads of a test.
 final class Locked<Value>: @unchecked Sendable {
@@ -44,4 +46,28 @@ func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 /// Waits for `semaphore` for at most `seconds`; `false` when it timed out.
 func wait(_ semaphore: DispatchSemaphore, seconds: Double = 20) -> Bool {
     semaphore.wait(timeout: .now() + seconds) == .success
+}
+
+/// Runs a query that would take minutes, so that only an interrupt ends it, after setting `started` from a progress
+/// handler inside the running statement: SQLite ignores an interrupt that arrives while no statement runs, so a test
+/// of cancellation must not cancel before this.
+func countToABillion(_ db: Database, signalling started: Locked<Bool>) throws -> Int? {
+    try db.setProgressHandler(every: 1000) {
+        started.withLock { $0 = true }
+        return false
+    }
+    return try db.queryValue(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) FROM c",
+        as: Int.self)
+}
+
+/// Waits until `started` is set (at most 60 s), cancels `task`, and returns the database error the task ended with.
+/// Waits by sleeping, not by blocking a thread of the cooperative pool, which the task itself may need.
+func cancelOnceStarted<T: Sendable>(_ task: Task<T, any Error>, _ started: Locked<Bool>) async throws -> DatabaseError {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(started.current)
+    task.cancel()
+    let result = await task.result
+    return try #require(throws: DatabaseError.self) { try result.get() }
 }

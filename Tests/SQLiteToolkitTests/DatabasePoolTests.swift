@@ -412,22 +412,9 @@ struct DatabasePoolTests {
             let pool = try DatabasePool(path: path)
             let started = Locked(false)
             let task = Task {
-                try await pool.read { db in
-                    try db.setProgressHandler(every: 1000) {
-                        started.withLock { $0 = true }
-                        return false
-                    }
-                    return try db.queryValue(
-                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) "
-                            + "SELECT count(*) FROM c", as: Int.self)
-                }
+                try await pool.read { db in try countToABillion(db, signalling: started) }
             }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(started.current)
-            task.cancel()
-            let result = await task.result
-            let error = try #require(throws: DatabaseError.self) { try result.get() }
+            let error = try await cancelOnceStarted(task, started)
             #expect(error.isInterrupted)
             #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
             try pool.close()
@@ -562,21 +549,10 @@ struct DatabasePoolTests {
             let task = Task {
                 try await pool.write { db in
                     try db.execute("INSERT INTO item DEFAULT VALUES")
-                    try db.setProgressHandler(every: 1000) {
-                        started.withLock { $0 = true }
-                        return false
-                    }
-                    return try db.queryValue(
-                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) "
-                            + "SELECT count(*) FROM c", as: Int.self)
+                    return try countToABillion(db, signalling: started)
                 }
             }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(started.current)
-            task.cancel()
-            let result = await task.result
-            let error = try #require(throws: DatabaseError.self) { try result.get() }
+            let error = try await cancelOnceStarted(task, started)
             #expect(error.isInterrupted)
             #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 0)
             try await pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }

@@ -4,12 +4,6 @@ import Testing
 
 @Suite("Database queue", .timeLimit(.minutes(2)))
 struct DatabaseQueueTests {
-    /// A query that would run for minutes: only an interrupt ends it in a test.
-    private static let countToABillion = """
-        WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 1000000000)
-        SELECT count(*) FROM counter
-        """
-
     private func counterQueue(path: String? = nil) throws -> DatabaseQueue {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
@@ -123,24 +117,9 @@ struct DatabaseQueueTests {
         let queue = try counterQueue()
         let started = Locked(false)
         let task = Task {
-            try await queue.inDatabase { db in
-                // Signalled from inside the running statement: SQLite ignores an interrupt that arrives while no
-                // statement runs, so a cancel that landed before the first step would not be this test's subject
-                // (that gap is documented on the queue).
-                try db.setProgressHandler(every: 1000) {
-                    started.withLock { $0 = true }
-                    return false
-                }
-                return try db.queryValue(Self.countToABillion, as: Int.self)
-            }
+            try await queue.inDatabase { db in try countToABillion(db, signalling: started) }
         }
-        // Wait without blocking a thread of the cooperative pool, which the task itself may need to start.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(started.current)
-        task.cancel()
-        let result = await task.result
-        let error = try #require(throws: DatabaseError.self) { try result.get() }
+        let error = try await cancelOnceStarted(task, started)
         #expect(error.isInterrupted)
         #expect(try await queue.read { db in try counter(db) } == 0)
     }
