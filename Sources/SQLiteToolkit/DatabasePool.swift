@@ -37,7 +37,7 @@ public final class DatabasePool: @unchecked Sendable {
     // NSCondition); a reader connection is used only by the read that took it out of `idleReaders`; the writer is a
     // SerializedDatabase, safe on its own.
     private let condition = NSCondition()
-    private var idleReaders: [Database] = []
+    private var idleReaders: [PooledReader] = []
     private var openReaderCount = 0
     private var activeReadCount = 0
     private var waitingBarrierCount = 0
@@ -47,8 +47,8 @@ public final class DatabasePool: @unchecked Sendable {
 
     let writer: SerializedDatabase
     let readerRecipe: ConnectionRecipe
-    /// Where async reads wait for a reader and run: off Swift's cooperative thread pool.
-    private let readQueue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.read", attributes: .concurrent)
+    /// Where async reads wait for a reader when none is free, one after another, off Swift's cooperative pool.
+    private let readerWaitQueue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.readerWait")
 
     /// The most reader connections open at once.
     public let maximumReaderCount: Int
@@ -148,7 +148,7 @@ public final class DatabasePool: @unchecked Sendable {
         openReaderCount -= readers.count
         condition.broadcast()
         condition.unlock()
-        for reader in readers { reader.close() }
+        for reader in readers { reader.database?.close() }
     }
 
     /// Whether the pool is open (not closed by ``close()``).
@@ -178,7 +178,7 @@ public final class DatabasePool: @unchecked Sendable {
         idleReaders.removeAll()
         openReaderCount -= readers.count
         condition.unlock()
-        for reader in readers { reader.close() }
+        for reader in readers { reader.database?.close() }
         try writer.close()
     }
 
@@ -229,20 +229,20 @@ public final class DatabasePool: @unchecked Sendable {
 
     // MARK: - Reads
 
-    /// Takes a reader connection out of the pool, opening one when none is idle and fewer than the maximum are
-    /// open; waits up to ``readerTimeout`` otherwise, and while a barrier write waits or runs. With `wait` false,
-    /// returns `nil` instead of waiting.
-    private func checkOutReader(wait: Bool = true) throws -> Database? {
+    /// Takes a reader out of the pool: an idle one, or a new one (opened by ``runRead(_:on:cancellation:)``) when
+    /// none is idle and fewer than the maximum are open. When neither is possible, or while a barrier write waits or
+    /// runs, waits until `deadline`, then throws ``DatabaseError/Reason/readerTimeout``; with no deadline, returns
+    /// `nil` instead of waiting.
+    private func takeReader(waitingUntil deadline: Date?) throws -> PooledReader? {
         try checkReentry("a read")
         condition.lock()
         do {
             try checkOpen()
             if waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
-                guard wait else {
+                guard let deadline else {
                     condition.unlock()
                     return nil
                 }
-                let deadline = Date(timeIntervalSinceNow: readerTimeout)
                 repeat {
                     if !condition.wait(until: deadline) {
                         throw DatabaseError(
@@ -258,52 +258,49 @@ public final class DatabasePool: @unchecked Sendable {
             throw error
         }
         activeReadCount += 1
-        if let reader = idleReaders.popLast() {
-            condition.unlock()
-            return reader
+        let reader: PooledReader
+        if let idle = idleReaders.popLast() {
+            reader = idle
+        } else {
+            openReaderCount += 1
+            reader = PooledReader()
         }
-        openReaderCount += 1
         condition.unlock()
-        do {
-            return try readerRecipe.open()
-        } catch {
-            checkIn(nil)
-            throw error
-        }
+        return reader
     }
 
-    /// Gives a reader back (or drops the place of one that failed to open) and wakes the waiting accesses.
-    private func checkIn(_ reader: Database?) {
+    /// Gives a reader back (dropping it when it is not open, or the pool closed) and wakes the waiting accesses.
+    private func checkIn(_ reader: PooledReader) {
         condition.lock()
         activeReadCount -= 1
-        var readerToClose: Database?
-        if let reader, !isClosed, reader.isOpen {
+        var connectionToClose: Database?
+        if !isClosed, let database = reader.database, database.isOpen {
             idleReaders.append(reader)
         } else {
             openReaderCount -= 1
-            readerToClose = reader
+            connectionToClose = reader.database
         }
         condition.broadcast()
         condition.unlock()
-        readerToClose?.close()
+        connectionToClose?.close()
     }
 
-    func read<T>(cancellation: AccessCancellation?, _ body: (Database) throws -> T) throws -> T {
-        guard let reader = try checkOutReader() else {
-            // Unreachable: a check-out that may wait returns a reader or throws.
-            throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
-        }
-        defer { checkIn(reader) }
-        return try runRead(body, on: reader, cancellation: cancellation)
-    }
-
-    /// Runs `body` in a deferred transaction on a reader the caller has taken, then ends the access; the calling
-    /// thread counts as inside an access to the pool meanwhile.
+    /// Runs `body` in a deferred transaction on a reader the caller took, opening its connection first when it is
+    /// new, then ends the access and gives the reader back; the calling thread counts as inside an access to the
+    /// pool meanwhile.
     private func runRead<T>(
         _ body: (Database) throws -> T,
-        on reader: Database,
+        on reader: PooledReader,
         cancellation: AccessCancellation?
     ) throws -> T {
+        defer { checkIn(reader) }
+        let database: Database
+        if let open = reader.database {
+            database = open
+        } else {
+            database = try readerRecipe.open()
+            reader.database = database
+        }
         ThreadAccesses.enter(identity)
         defer { ThreadAccesses.leave(identity) }
         return try SerializedDatabase.run(
@@ -315,7 +312,7 @@ public final class DatabasePool: @unchecked Sendable {
                     error.reason = .writeInReadAccess
                     throw error
                 }
-            }, on: reader, cancellation: cancellation)
+            }, on: database, cancellation: cancellation)
     }
 
     /// Runs `body` on a reader connection in a deferred transaction: it sees the database as of the last commit
@@ -327,34 +324,67 @@ public final class DatabasePool: @unchecked Sendable {
     ///   ``DatabaseError/Reason/accessAfterClose`` after ``close()``.
     @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try read(cancellation: nil, body)
+        guard let reader = try takeReader(waitingUntil: Date(timeIntervalSinceNow: readerTimeout)) else {
+            // Unreachable: with a deadline, taking a reader returns one or throws.
+            throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
+        }
+        return try runRead(body, on: reader, cancellation: nil)
     }
 
-    /// ``read(_:)`` for async code: waits for a reader without blocking a thread of Swift's cooperative pool;
+    /// ``read(_:)`` for async code: runs on the reader's own serial dispatch queue, and waits for a reader (when
+    /// none is free) on another dispatch queue of the pool, never on a thread of Swift's cooperative pool;
     /// cancelling the task interrupts the running statement.
-    ///
-    /// When a reader is free, the read runs at once on the calling task's thread, like any synchronous code in an
-    /// async function; only a read that must wait for a reader moves to a dispatch queue of the pool.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let cancellation = AccessCancellation()
         if Task.isCancelled { throw CancellationError() }
-        if let reader = try checkOutReader(wait: false) {
-            defer { checkIn(reader) }
-            return try await withTaskCancellationHandler {
-                try runRead(body, on: reader, cancellation: cancellation)
-            } onCancel: {
-                cancellation.cancel()
-            }
-        }
+        let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                readQueue.async {
-                    continuation.resume(with: Result { try self.read(cancellation: cancellation, body) })
-                }
+                startRead(body, cancellation: cancellation) { continuation.resume(with: $0) }
             }
         } onCancel: {
             cancellation.cancel()
+        }
+    }
+
+    /// Starts an async read and calls `completion` with its outcome. A reader free now is taken at once; otherwise
+    /// the read waits for one on ``readerWaitQueue`` (up to ``readerTimeout`` from now). Either way the read then
+    /// runs on the reader's serial queue, which has no other work, since only the read holding the reader uses it.
+    ///
+    /// Why serial queues, and not one concurrent queue for every read: on Linux the work of concurrent dispatch
+    /// queues runs on the threads that also run Swift's tasks, one per core, so two long reads held every thread
+    /// and no task could run, the ones that would cancel them included, until both ended. Each serial queue gets a
+    /// thread of its own.
+    private func startRead<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T,
+        cancellation: AccessCancellation,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let run: @Sendable (PooledReader) -> Void = { reader in
+            reader.queue.async {
+                completion(Result { try self.runRead(body, on: reader, cancellation: cancellation) })
+            }
+        }
+        do {
+            if let reader = try takeReader(waitingUntil: nil) {
+                run(reader)
+                return
+            }
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        let deadline = Date(timeIntervalSinceNow: readerTimeout)
+        readerWaitQueue.async {
+            do {
+                guard let reader = try self.takeReader(waitingUntil: deadline) else {
+                    // Unreachable: with a deadline, taking a reader returns one or throws.
+                    throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
+                }
+                run(reader)
+            } catch {
+                completion(.failure(error))
+            }
         }
     }
 
@@ -395,10 +425,8 @@ public final class DatabasePool: @unchecked Sendable {
         return try writer.access(cancellation: cancellation, body)
     }
 
-    /// An async write: always on the writer's dispatch queue, never in place on the calling task's thread (unlike
-    /// an async read when a reader is free). A write can run long (a migration, an import), and Swift's cooperative
-    /// pool has one thread per core: with async writes in place, a long write beside a long read took both threads
-    /// of a 2-core machine, and the tasks that would have cancelled them could not run until both statements ended.
+    /// An async write, on the writer's dispatch queue (see ``SerializedDatabase/asyncAccess(_:)`` for why never in
+    /// place on the calling task's thread).
     private func asyncWrite<T: Sendable>(
         barrier: Bool,
         _ body: @escaping @Sendable (Database) throws -> T
@@ -475,4 +503,14 @@ public final class DatabasePool: @unchecked Sendable {
             return (Int(walFrames), Int(checkpointed))
         }
     }
+}
+
+/// A reader connection of a ``DatabasePool`` and the serial dispatch queue its async reads run on.
+final class PooledReader: @unchecked Sendable {
+    // @unchecked Sendable: `database` is read and written only by the access that took the reader out of the pool
+    // (and by the pool's close, once no access holds it).
+    /// The connection; `nil` until the first read that takes this reader opens it.
+    var database: Database?
+    /// Runs the async reads that take this reader: one at a time, since one access at a time holds the reader.
+    let queue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.reader")
 }

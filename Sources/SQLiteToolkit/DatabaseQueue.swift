@@ -126,8 +126,8 @@ public final class DatabaseQueue: Sendable {
 
     // MARK: - Async accesses
 
-    /// ``inDatabase(_:)`` for async code: waits without blocking a thread of Swift's cooperative pool; cancelling
-    /// the task interrupts the running statement.
+    /// ``inDatabase(_:)`` for async code: runs, and waits for the connection, on a dispatch queue of the queue,
+    /// never on a thread of Swift's cooperative pool; cancelling the task interrupts the running statement.
     @discardableResult
     public func inDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serialized.asyncAccess(body)

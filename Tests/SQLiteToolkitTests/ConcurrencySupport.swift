@@ -48,6 +48,15 @@ func wait(_ semaphore: DispatchSemaphore, seconds: Double = 20) -> Bool {
     semaphore.wait(timeout: .now() + seconds) == .success
 }
 
+/// Waits for `semaphore` (at most 20 s) on a thread of its own, so that no thread of Swift's cooperative pool is
+/// held waiting (on Linux, dispatch's global queues run on those same threads).
+func waitOffCooperativePool(_ semaphore: DispatchSemaphore) async throws {
+    let signalled = await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: semaphore.wait(timeout: .now() + 20) == .success) }.start()
+    }
+    try #require(signalled)
+}
+
 /// Runs a query that would take minutes, so that only an interrupt ends it, after setting `started` from a progress
 /// handler inside the running statement: SQLite ignores an interrupt that arrives while no statement runs, so a test
 /// of cancellation must not cancel before this.

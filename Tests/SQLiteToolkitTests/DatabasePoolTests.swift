@@ -434,16 +434,73 @@ struct DatabasePoolTests {
                 }
             }
             holder.start()
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    _ = inside.wait(timeout: .now() + 20)
-                    continuation.resume()
-                }
-            }
+            try await waitOffCooperativePool(inside)
             let waiting = Task { try await pool.read { db in try db.queryValue("SELECT 2", as: Int.self) } }
             try await Task.sleep(for: .milliseconds(50))
             release.signal()
             #expect(try await waiting.value == 2)
+            #expect(pool.readerCount == 1)
+            try pool.close()
+        }
+    }
+
+    @Test("an async read waits at most the reader timeout; one waiting when the pool closes throws the closed error")
+    func asyncReadTimeoutAndClose() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1, readerTimeout: 0.3)
+            let inside = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            Thread {
+                try? pool.read { _ in
+                    inside.signal()
+                    _ = release.wait(timeout: .now() + 20)
+                }
+            }.start()
+            try await waitOffCooperativePool(inside)
+            let timedOut = await #expect(throws: DatabaseError.self) {
+                try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) }
+            }
+            #expect(timedOut?.reason == .readerTimeout)
+            #expect(timedOut?.isBusy == true)
+
+            // A read waiting for the reader when the pool closes: close waits for the holder, then the waiting read
+            // wakes to a closed pool.
+            let pool2 = try DatabasePool(path: path, maximumReaderCount: 1)
+            let inside2 = DispatchSemaphore(value: 0)
+            let release2 = DispatchSemaphore(value: 0)
+            Thread {
+                try? pool2.read { _ in
+                    inside2.signal()
+                    _ = release2.wait(timeout: .now() + 20)
+                }
+            }.start()
+            try await waitOffCooperativePool(inside2)
+            let waiting = Task { try await pool2.read { db in try db.queryValue("SELECT 1", as: Int.self) } }
+            try await Task.sleep(for: .milliseconds(50))
+            let closer = Task.detached { try pool2.close() }
+            try await Task.sleep(for: .milliseconds(50))
+            release2.signal()
+            try await closer.value
+            let closed = try await #require(throws: DatabaseError.self) { try await waiting.value }
+            #expect(closed.reason == .accessAfterClose)
+            release.signal()
+            try pool.close()
+        }
+    }
+
+    @Test("an async read whose new reader fails its set-up hook throws that error and leaves no reader behind")
+    func asyncReadSetUpFailure() async throws {
+        struct HookFailure: Error {}
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let fail = Locked(false)
+            let pool = try DatabasePool(path: path) { _ in
+                if fail.current { throw HookFailure() }
+            }
+            fail.withLock { $0 = true }
+            await #expect(throws: HookFailure.self) { try await pool.read { _ in 1 } }
+            #expect(pool.readerCount == 0)
+            fail.withLock { $0 = false }
+            #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
             #expect(pool.readerCount == 1)
             try pool.close()
         }
@@ -520,12 +577,7 @@ struct DatabasePoolTests {
                 }
             }
             holder.start()
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    _ = inside.wait(timeout: .now() + 20)
-                    continuation.resume()
-                }
-            }
+            try await waitOffCooperativePool(inside)
             let waiting = Task {
                 try await pool.write { db in
                     try db.execute("INSERT INTO item DEFAULT VALUES")
@@ -606,16 +658,5 @@ struct DatabasePoolTests {
                 }
             }
         }
-    }
-}
-
-extension TemporaryFile {
-    /// ``withDatabasePath(_:)`` for async tests.
-    static func withDatabasePathAsync<T>(_ body: (String) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("SQLiteToolkitTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try await body(directory.appendingPathComponent("test.sqlite").path)
     }
 }

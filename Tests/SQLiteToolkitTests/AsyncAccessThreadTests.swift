@@ -1,0 +1,64 @@
+import Foundation
+import SQLiteToolkit
+import Testing
+
+@Suite("Async accesses run off Swift's cooperative threads", .timeLimit(.minutes(3)))
+struct AsyncAccessThreadTests {
+    /// Swift's cooperative pool has one thread per active core. More long async accesses than that, run in place on
+    /// the tasks' threads, would hold every thread of the pool: this test's own task could not run, and neither
+    /// could the tasks that cancel them. A watchdog on a thread of its own cancels them after a minute, so that
+    /// case fails here instead of hanging.
+    @Test("long async accesses, more than the cooperative pool has threads, leave its threads free to cancel them")
+    func longAccessesLeaveCooperativeThreadsFree() async throws {
+        let width = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: width)
+            let queues = try (0..<width).map { _ in try DatabaseQueue(path: nil) }
+            var flags: [Locked<Bool>] = []
+            var tasks: [Task<Int?, any Error>] = []
+            for queue in queues {
+                let started = Locked(false)
+                flags.append(started)
+                tasks.append(Task { try await queue.read { db in try countToABillion(db, signalling: started) } })
+            }
+            for _ in 0..<width {
+                let started = Locked(false)
+                flags.append(started)
+                tasks.append(Task { try await pool.read { db in try countToABillion(db, signalling: started) } })
+            }
+            let writeStarted = Locked(false)
+            flags.append(writeStarted)
+            tasks.append(
+                Task {
+                    try await pool.writeWithoutTransaction { db in try countToABillion(db, signalling: writeStarted) }
+                }
+            )
+
+            let watchdogFired = Locked(false)
+            let testEnded = DispatchSemaphore(value: 0)
+            Thread { [tasks] in
+                guard testEnded.wait(timeout: .now() + 60) == .timedOut else { return }
+                watchdogFired.withLock { $0 = true }
+                for task in tasks { task.cancel() }
+            }.start()
+            defer { testEnded.signal() }
+
+            // This loop runs on a cooperative thread while every access runs.
+            while !flags.allSatisfy(\.current) && !watchdogFired.current {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(!watchdogFired.current, "the accesses held every cooperative thread until the watchdog fired")
+            let startedCount = flags.filter(\.current).count
+            #expect(startedCount == flags.count)
+            for task in tasks { task.cancel() }
+            for task in tasks {
+                let result = await task.result
+                let error = try #require(throws: DatabaseError.self) { try result.get() }
+                #expect(error.isInterrupted)
+            }
+            #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
+            #expect(try await queues[0].read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
+            try pool.close()
+        }
+    }
+}
