@@ -331,13 +331,27 @@ public final class DatabasePool: @unchecked Sendable {
         return try runRead(body, on: reader, cancellation: nil)
     }
 
-    /// ``read(_:)`` for async code: runs on the reader's own serial dispatch queue, and waits for a reader (when
-    /// none is free) on another dispatch queue of the pool, never on a thread of Swift's cooperative pool;
+    /// ``read(_:)`` for async code: waits for a reader without blocking a thread of Swift's cooperative pool;
     /// cancelling the task interrupts the running statement.
+    ///
+    /// When a reader is free and ``InPlaceAccessGate`` admits it, the read runs at once on the calling task's
+    /// thread, like any synchronous code in an async function. Otherwise it runs on the reader's own serial
+    /// dispatch queue, after waiting for a reader (when none is free) on another dispatch queue of the pool.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if Task.isCancelled { throw CancellationError() }
         let cancellation = AccessCancellation()
+        let gate = InPlaceAccessGate.shared
+        if gate.tryEnter() {
+            defer { gate.leave() }
+            if let reader = try takeReader(waitingUntil: nil) {
+                return try await withTaskCancellationHandler {
+                    try runRead(body, on: reader, cancellation: cancellation)
+                } onCancel: {
+                    cancellation.cancel()
+                }
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 startRead(body, cancellation: cancellation) { continuation.resume(with: $0) }
@@ -347,9 +361,10 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
-    /// Starts an async read and calls `completion` with its outcome. A reader free now is taken at once; otherwise
-    /// the read waits for one on ``readerWaitQueue`` (up to ``readerTimeout`` from now). Either way the read then
-    /// runs on the reader's serial queue, which has no other work, since only the read holding the reader uses it.
+    /// Starts an async read that does not run in place, and calls `completion` with its outcome. A reader free now
+    /// is taken at once; otherwise the read waits for one on ``readerWaitQueue`` (up to ``readerTimeout`` from now).
+    /// Either way the read then runs on the reader's serial queue, which has no other work, since only the read
+    /// holding the reader uses it.
     ///
     /// Why serial queues, and not one concurrent queue for every read: on Linux the work of concurrent dispatch
     /// queues runs on the threads that also run Swift's tasks, one per core, so two long reads held every thread
@@ -425,8 +440,8 @@ public final class DatabasePool: @unchecked Sendable {
         return try writer.access(cancellation: cancellation, body)
     }
 
-    /// An async write, on the writer's dispatch queue (see ``SerializedDatabase/asyncAccess(_:)`` for why never in
-    /// place on the calling task's thread).
+    /// An async write: always on the writer's dispatch queue, never in place on the calling task's thread as a read
+    /// may run. Writes are where long work goes (a migration, an import), and a commit waits for the disk.
     private func asyncWrite<T: Sendable>(
         barrier: Bool,
         _ body: @escaping @Sendable (Database) throws -> T

@@ -55,9 +55,13 @@ final class SerializedDatabase: @unchecked Sendable {
     let recipe: ConnectionRecipe
     /// What errors call the owner: "database queue" or "database pool".
     let ownerName: String
-    /// Runs async accesses one after another, off Swift's cooperative thread pool: an access that runs, or waits
-    /// for the connection, holds a thread of this queue, never one that other tasks need to make progress.
+    /// Runs async accesses that do not run in place one after another, off Swift's cooperative thread pool: an
+    /// access that waits for the connection blocks a thread of this queue, never one that other tasks need.
     let dispatchQueue: DispatchQueue
+    /// The cancellation record of the async accesses that run without a hop. Only the access that holds the
+    /// connection uses it, and a task's cancellation handler never runs after `withTaskCancellationHandler`
+    /// returns, so one record serves them all, without an allocation (and a lock's) per access.
+    private let inPlaceCancellation = AccessCancellation()
 
     /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
     /// the queue or pool that owns the connection.
@@ -98,6 +102,25 @@ final class SerializedDatabase: @unchecked Sendable {
                     + "use the Database the enclosing access received", reason: .reentrantAccess)
         }
         while isBusy { condition.wait() }
+        guard let database else {
+            throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
+        }
+        isBusy = true
+        ownerThread = thread
+        return database
+    }
+
+    /// Takes the connection when it is free, without waiting; `nil` when another access holds it.
+    private func checkOutIfFree() throws -> Database? {
+        let thread = currentThreadID()
+        condition.lock()
+        defer { condition.unlock() }
+        if isBusy && ownerThread == thread {
+            throw DatabaseError.misuse(
+                "an access started inside an access to the same \(ownerName) would wait for itself; "
+                    + "use the Database the enclosing access received", reason: .reentrantAccess)
+        }
+        if isBusy { return nil }
         guard let database else {
             throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
         }
@@ -192,16 +215,27 @@ final class SerializedDatabase: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Runs `body` with the connection on ``dispatchQueue``, and interrupts the running statement when the awaiting
-    /// task is cancelled.
+    /// Runs `body` with the connection and interrupts the running statement when the awaiting task is cancelled.
     ///
-    /// The access always moves to ``dispatchQueue``, also when the connection is free, and never runs on the
-    /// calling task's thread: Swift's cooperative pool has one thread per core, and an access can run long (a
-    /// migration, a report, a wait for another process's lock). Run in place, two long accesses on a 2-core
-    /// machine held both threads, and the tasks that would have cancelled them could not run until both
-    /// statements ended. The hop costs a few microseconds of thread hand-off per access.
+    /// When the connection is free and ``InPlaceAccessGate`` admits it, the access runs at once on the calling
+    /// task's thread, like any synchronous code in an async function. Otherwise it moves to ``dispatchQueue``, and
+    /// waits for the connection and runs there, so no thread of Swift's cooperative pool is held waiting.
     func asyncAccess<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if Task.isCancelled { throw CancellationError() }
+        let gate = InPlaceAccessGate.shared
+        if gate.tryEnter() {
+            defer { gate.leave() }
+            if let database = try checkOutIfFree() {
+                defer { checkIn() }
+                let cancellation = inPlaceCancellation
+                cancellation.reset()
+                return try await withTaskCancellationHandler {
+                    try Self.run(body, on: database, cancellation: cancellation)
+                } onCancel: {
+                    cancellation.cancel()
+                }
+            }
+        }
         let cancellation = AccessCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -228,6 +262,11 @@ final class AccessCancellation: @unchecked Sendable {
 
     private let lock = NSLock()
     private var state = State.waiting
+
+    /// Makes the record ready for a new access.
+    func reset() {
+        lock.withLock { state = .waiting }
+    }
 
     /// Called when the access takes its connection: `false` when the task was cancelled already.
     func start(_ interruptHandle: InterruptHandle) -> Bool {

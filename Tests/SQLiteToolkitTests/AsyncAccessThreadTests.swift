@@ -1,13 +1,14 @@
 import Foundation
-import SQLiteToolkit
 import Testing
+
+@testable import SQLiteToolkit
 
 @Suite("Async accesses run off Swift's cooperative threads", .timeLimit(.minutes(3)))
 struct AsyncAccessThreadTests {
-    /// Swift's cooperative pool has one thread per active core. More long async accesses than that, run in place on
-    /// the tasks' threads, would hold every thread of the pool: this test's own task could not run, and neither
-    /// could the tasks that cancel them. A watchdog on a thread of its own cancels them after a minute, so that
-    /// case fails here instead of hanging.
+    /// Swift's cooperative pool has one thread per active core. More long async accesses than that, all run in
+    /// place on the tasks' threads or on concurrent dispatch queues (which share those threads on Linux), would hold
+    /// every thread of the pool: this test's own task could not run, and neither could the tasks that cancel them.
+    /// A watchdog on a thread of its own cancels them after a minute, so that case fails here instead of hanging.
     @Test("long async accesses, more than the cooperative pool has threads, leave its threads free to cancel them")
     func longAccessesLeaveCooperativeThreadsFree() async throws {
         let width = max(2, ProcessInfo.processInfo.activeProcessorCount)
@@ -60,5 +61,18 @@ struct AsyncAccessThreadTests {
             #expect(try await queues[0].read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
             try pool.close()
         }
+    }
+
+    @Test("the in-place gate admits up to its limit, one fewer than the cores, and none with one core")
+    func gateLimit() {
+        let gate = InPlaceAccessGate(limit: 2)
+        #expect(gate.tryEnter())
+        #expect(gate.tryEnter())
+        #expect(!gate.tryEnter())
+        gate.leave()
+        #expect(gate.tryEnter())
+        #expect(!InPlaceAccessGate(limit: 0).tryEnter())
+        #expect(!InPlaceAccessGate(limit: -1).tryEnter())
+        #expect(InPlaceAccessGate.shared.limit == ProcessInfo.processInfo.activeProcessorCount - 1)
     }
 }
