@@ -334,9 +334,10 @@ public final class DatabasePool: @unchecked Sendable {
     /// ``read(_:)`` for async code: waits for a reader without blocking a thread of Swift's cooperative pool;
     /// cancelling the task interrupts the running statement.
     ///
-    /// When a reader is free and ``InPlaceAccessGate`` admits it, the read runs at once on the calling task's
-    /// thread, like any synchronous code in an async function. Otherwise it runs on the reader's own serial
-    /// dispatch queue, after waiting for a reader (when none is free) on another dispatch queue of the pool.
+    /// When a reader is free, and fewer async accesses than the cores minus one run that way in the process, the
+    /// read runs at once on the calling task's thread, like any synchronous code in an async function. Otherwise it
+    /// runs on the reader's own serial dispatch queue, after waiting for a reader (when none is free) on another
+    /// dispatch queue of the pool. See <doc:Concurrency> for why.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if Task.isCancelled { throw CancellationError() }
