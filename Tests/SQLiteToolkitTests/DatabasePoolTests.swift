@@ -425,16 +425,7 @@ struct DatabasePoolTests {
     func asyncReadWaitsForReader() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path, maximumReaderCount: 1)
-            let inside = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let holder = Thread {
-                try? pool.read { _ in
-                    inside.signal()
-                    _ = release.wait(timeout: .now() + 20)
-                }
-            }
-            holder.start()
-            try await waitOffCooperativePool(inside)
+            let release = try await holdReader(of: pool)
             let waiting = Task { try await pool.read { db in try db.queryValue("SELECT 2", as: Int.self) } }
             try await Task.sleep(for: .milliseconds(50))
             release.signal()
@@ -448,15 +439,7 @@ struct DatabasePoolTests {
     func asyncReadTimeoutAndClose() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path, maximumReaderCount: 1, readerTimeout: 0.3)
-            let inside = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            Thread {
-                try? pool.read { _ in
-                    inside.signal()
-                    _ = release.wait(timeout: .now() + 20)
-                }
-            }.start()
-            try await waitOffCooperativePool(inside)
+            let release = try await holdReader(of: pool)
             let timedOut = await #expect(throws: DatabaseError.self) {
                 try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) }
             }
@@ -466,15 +449,7 @@ struct DatabasePoolTests {
             // A read waiting for the reader when the pool closes: close waits for the holder, then the waiting read
             // wakes to a closed pool.
             let pool2 = try DatabasePool(path: path, maximumReaderCount: 1)
-            let inside2 = DispatchSemaphore(value: 0)
-            let release2 = DispatchSemaphore(value: 0)
-            Thread {
-                try? pool2.read { _ in
-                    inside2.signal()
-                    _ = release2.wait(timeout: .now() + 20)
-                }
-            }.start()
-            try await waitOffCooperativePool(inside2)
+            let release2 = try await holdReader(of: pool2)
             let waiting = Task { try await pool2.read { db in try db.queryValue("SELECT 1", as: Int.self) } }
             try await Task.sleep(for: .milliseconds(50))
             let closer = Task.detached { try pool2.close() }
@@ -486,6 +461,21 @@ struct DatabasePoolTests {
             release.signal()
             try pool.close()
         }
+    }
+
+    /// Starts a read on a thread of its own that holds a reader until the returned semaphore is signalled (or 20 s
+    /// pass), and returns once the read holds it.
+    private func holdReader(of pool: DatabasePool) async throws -> DispatchSemaphore {
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            try? pool.read { _ in
+                inside.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }.start()
+        try await waitOffCooperativePool(inside)
+        return release
     }
 
     @Test("an async read whose new reader fails its set-up hook throws that error and leaves no reader behind")
