@@ -169,15 +169,7 @@ struct TransactionStatements {
 
     /// The statement of `kind`, if prepared, unretained: valid while this value holds it.
     func unretained(_ kind: Kind) -> Unmanaged<Statement>? {
-        let statement: Statement?
-        switch kind {
-        case .begin(.deferred): statement = beginDeferred
-        case .begin(.immediate): statement = beginImmediate
-        case .begin(.exclusive): statement = beginExclusive
-        case .commit: statement = commit
-        case .rollback: statement = rollback
-        }
-        return statement.map { Unmanaged.passUnretained($0) }
+        self[kind].map { Unmanaged.passUnretained($0) }
     }
 
     subscript(kind: Kind) -> Statement? {
