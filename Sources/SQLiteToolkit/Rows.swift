@@ -154,7 +154,7 @@ public struct Row {
     }
 
     /// The value of the leftmost column named `name` (case-insensitive) as `T`.
-    @inlinable
+    @inlinable @inline(__always)
     public func value<T: DatabaseValueConvertible>(
         named name: String,
         as type: T.Type = T.self

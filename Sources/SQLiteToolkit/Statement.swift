@@ -48,16 +48,17 @@ public final class Statement {
     /// Column names and their leftmost case-insensitive match, built on the first read by name.
     @exclusivity(unchecked) var nameIndex: ColumnNameIndex? {
         didSet {
-            nameLookup = nameIndex?.entries
-            nameLookupCount = isFinalized ? 0 : nameIndex?.entryCount ?? 0
+            nameLookup = isFinalized ? ColumnNameIndex.noEntries : nameIndex?.entries ?? ColumnNameIndex.noEntries
             nameGuess = 0
         }
     }
     /// ``nameIndex``'s entries for the inlined read by name, which reads them without reference counting; valid
-    /// while ``nameIndex`` holds them, and replaced with it.
-    @exclusivity(unchecked) @usableFromInline var nameLookup: UnsafePointer<ColumnNameIndex.Entry>?
-    @exclusivity(unchecked) @usableFromInline var nameLookupCount = 0
-    /// The column position to try first for the next read by name: the one after the last found.
+    /// while ``nameIndex`` holds them, and replaced with it. Without a name index, or once the statement is
+    /// finalized, one entry that matches no name (``ColumnNameIndex/noEntries``), so the inlined read needs no
+    /// count check and falls through to the full lookup.
+    @exclusivity(unchecked) @usableFromInline var nameLookup = ColumnNameIndex.noEntries
+    /// The column position to try first for the next read by name: the one after the last found. Always an index
+    /// into ``nameLookup``: both change together.
     @exclusivity(unchecked) @usableFromInline var nameGuess = 0
     /// Whether a cursor is reading the statement's rows.
     @exclusivity(unchecked) @usableFromInline var hasOpenCursor = false
@@ -119,7 +120,8 @@ public final class Statement {
         finalizedColumnNames = columnNames
         isFinalized = true
         readableColumnCount = 0
-        nameLookupCount = 0
+        nameLookup = ColumnNameIndex.noEntries
+        nameGuess = 0
     }
 
     /// Retires the statement and finalizes its handle. Called by the connection when it releases its statements.
@@ -252,12 +254,13 @@ public final class Statement {
     /// runs, and throws.
     @inlinable
     func columnIndex(named name: String) throws -> Int32 {
-        let position = nameGuess
-        if position < nameLookupCount, let entry = nameLookup?[position],
-            entry.bits == ColumnNameIndex.Entry.bits(of: name)
-        {
-            nameGuess = position + 1 == nameLookupCount ? 0 : position + 1
-            return entry.leftmost
+        // A constant: where a `String` is not two words (32-bit platforms), only the full lookup runs.
+        if MemoryLayout<String>.size == MemoryLayout<ColumnNameIndex.Bits>.size {
+            let entry = nameLookup + nameGuess
+            if entry.pointee.bits == ColumnNameIndex.Entry.bits(of: name) {
+                nameGuess = Int(truncatingIfNeeded: entry.pointee.next)
+                return entry.pointee.leftmost
+            }
         }
         return try resolveColumnIndex(named: name)
     }
@@ -292,6 +295,9 @@ public final class Statement {
     public var expandedSQL: String? { isFinalized ? nil : handle.expandedSQL() }
 
     /// The current row, after ``step()`` returned `true`; valid until the next step or reset.
+    ///
+    /// A `while try statement.step()` loop that reads `statement.currentRow` is the cheapest way through rows: a
+    /// ``Rows`` cursor's rows each retain the statement, so that a row kept past its cursor stays safe to read.
     @inlinable
     public var currentRow: Row { Row(statement: self) }
 
@@ -452,19 +458,22 @@ public final class Statement {
     @inlinable
     @discardableResult
     public func step() throws -> Bool {
+        // Small enough to inline into the caller's loop: a row is the common case; the end and errors are out of
+        // line.
         try checkUsable()
         let code = handle.step()
         checkColumnsAfterFirstStep()
-        switch code {
-        case .row: return true
-        case .done:
-            checksColumnsAfterStep = true
-            if isFinalized { database.finishDeferredClose() }
-            return false
-        default:
-            checksColumnsAfterStep = true
-            throw database.error(code, sql: sql)
-        }
+        if code == .row { return true }
+        return try stepEnded(code)
+    }
+
+    /// ``step()`` after a step that gave no row: `false` at the end, else the step's error.
+    @usableFromInline
+    func stepEnded(_ code: ResultCode) throws -> Bool {
+        checksColumnsAfterStep = true
+        guard code == .done else { throw database.error(code, sql: sql) }
+        if isFinalized { database.finishDeferredClose() }
+        return false
     }
 
     /// Resets the statement so it can run again; bindings are kept.
@@ -539,12 +548,14 @@ extension Statement: Sendable {}
 /// bytes and its leftmost index, in memory it owns; the names it keeps keep those bytes meaningful.
 @usableFromInline
 final class ColumnNameIndex {
-    /// A column's name as the 16 bytes of its `String`, and the leftmost column matching it.
+    /// A column's name as the 16 bytes of its `String`, the leftmost column matching it, and the position to try
+    /// after it (the next column, or the first after the last).
     @usableFromInline
     struct Entry {
         @usableFromInline let first: UInt64
         @usableFromInline let second: UInt64
         @usableFromInline let leftmost: Int32
+        @usableFromInline let next: Int32
 
         /// The two words of a `String`: equal words mean equal strings (the same short string, or the same
         /// storage), which is all the inlined lookup needs; different words say nothing.
@@ -581,7 +592,16 @@ final class ColumnNameIndex {
     private let lowercased: [String: Int32]
     /// One entry per column for the inlined lookup; `nil` (and no fast path) where a `String` is not two words.
     let entries: UnsafePointer<Entry>?
-    let entryCount: Int
+
+    /// The inlined lookup's table when there is no name index: one entry whose two words are zero, which no
+    /// `String` has (its second word always holds a discriminator or a pointer), so it never matches. Allocated
+    /// once and never freed; `nonisolated(unsafe)` because nothing writes it after its initialisation.
+    @usableFromInline
+    nonisolated(unsafe) static let noEntries: UnsafePointer<Entry> = {
+        let entry = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
+        entry.initialize(to: Entry(first: 0, second: 0, leftmost: 0, next: 0))
+        return UnsafePointer(entry)
+    }()
 
     init(names: [String]) {
         var lowercased: [String: Int32] = [:]
@@ -602,14 +622,15 @@ final class ColumnNameIndex {
             let entries = UnsafeMutablePointer<Entry>.allocate(capacity: names.count)
             for (index, name) in names.enumerated() {
                 let bits = Entry.bits(of: name)
+                let next = index + 1 == names.count ? 0 : index + 1
                 (entries + index).initialize(
-                    to: Entry(first: bits.first, second: bits.second, leftmost: leftmost[index]))
+                    to: Entry(
+                        first: bits.first, second: bits.second, leftmost: leftmost[index],
+                        next: Int32(truncatingIfNeeded: next)))
             }
             self.entries = UnsafePointer(entries)
-            self.entryCount = names.count
         } else {
             self.entries = nil
-            self.entryCount = 0
         }
     }
 

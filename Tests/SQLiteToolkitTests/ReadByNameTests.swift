@@ -50,4 +50,29 @@ struct ReadByNameTests {
         #expect(try row.value(named: "b", as: String.self) == "x")
         #expect(try row.value(named: Self.longName, as: Int.self) == 1)
     }
+
+    @Test("through a prepared statement's current row; after the connection closed, the name expected next throws")
+    func throughStatementThenClosed() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE t (a INTEGER, \(Self.longName) INTEGER)")
+        try db.execute("INSERT INTO t VALUES (1, 2), (3, 4)")
+        let select = try db.prepare("SELECT a, \(Self.longName) FROM t")
+        var sums: [Int] = []
+        while try select.step() {
+            let row = select.currentRow
+            sums.append(try row.value(named: "a", as: Int.self) + row.value(named: Self.longName, as: Int.self))
+        }
+        #expect(sums == [3, 7])
+        try select.reset()
+        #expect(try select.step())
+        #expect(try select.currentRow.value(named: "a", as: Int.self) == 1)
+        // The inlined lookup now tries the long name first: closing must make that read throw, not reach the
+        // finalized statement.
+        db.close()
+        let error = #expect(throws: DatabaseError.self) {
+            try select.currentRow.value(named: Self.longName, as: Int.self)
+        }
+        #expect(error?.reason == .connectionClosed)
+        #expect(throws: DatabaseError.self) { try select.currentRow.value(named: "a", as: Int.self) }
+    }
 }

@@ -3,7 +3,7 @@ import SQLiteToolkit
 
 // The function workloads through SQLiteToolkit: the high-level forms (a typed closure, a `DatabaseAggregate`
 // type) and the low-level ones (the function context and raw values; the state closure of SQLiteBindings for the
-// aggregate), each read with `db.query`/`db.queryValue` as an application would.
+// aggregate); the scalar ones read through a prepared statement, the aggregates with `db.queryValue`.
 
 /// `sumsq` as a `DatabaseAggregate`.
 struct SumOfSquares: DatabaseAggregate {
@@ -42,16 +42,20 @@ extension ToolkitImplementation {
                 final: { context, sum in context.resultInt64(sum) })
             guard code == .ok else { throw BenchmarkError("createAggregateFunction: \(code)") }
         }
-        let isScalar = workload == .scalarFunction || workload == .scalarFunctionLowLevel
+        guard workload == .scalarFunction || workload == .scalarFunctionLowLevel else {
+            return PreparedRun(
+                body: { try db.queryValue(BenchmarkData.selectAggregateFunction, as: Int64.self) ?? 0 },
+                close: { db.close() }
+            )
+        }
+        // The scalar cases read their rows as the read workloads do: through a prepared statement's `step()`.
+        let select = try db.prepare(BenchmarkData.selectScalarFunction)
         return PreparedRun(
             body: {
-                if isScalar {
-                    var sum: Int64 = 0
-                    let cursor = try db.query(BenchmarkData.selectScalarFunction)
-                    while let row = try cursor.next() { sum &+= try row.value(at: 0, as: Int64.self) }
-                    return sum
-                }
-                return try db.queryValue(BenchmarkData.selectAggregateFunction, as: Int64.self) ?? 0
+                var sum: Int64 = 0
+                while try select.step() { sum &+= try select.currentRow.value(at: 0, as: Int64.self) }
+                try select.reset()
+                return sum
             },
             close: { db.close() }
         )

@@ -128,41 +128,20 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 verify: checksumIntegers,
                 close: close
             )
-        case .readByIndex:
+        case .readByIndex, .readByName, .readOneColumn:
             try populateIntegers(db, rows: rows)
+            let sql = workload == .readOneColumn ? BenchmarkData.selectOneColumn : BenchmarkData.selectIntegers
+            let select = try db.prepare(sql)
+            // Through a prepared statement, as the inserts: `step()`, then the current row. With
+            // TOOLKIT_READ_CURSOR=1, through a `db.query` cursor instead, whose every row retains the statement.
+            let cursorSQL = ProcessInfo.processInfo.environment["TOOLKIT_READ_CURSOR"] == "1" ? sql : nil
             return PreparedRun(
                 body: {
-                    var sum: Int64 = 0
-                    let cursor = try db.query(BenchmarkData.selectIntegers)
-                    while let row = try cursor.next() {
-                        for index in 0..<10 { sum &+= try row.value(at: index, as: Int64.self) }
+                    switch workload {
+                    case .readByIndex: try sumRows(db, select, cursorSQL, sumByIndex)
+                    case .readByName: try sumRows(db, select, cursorSQL, sumByName)
+                    default: try sumRows(db, select, cursorSQL) { row in try row.value(at: 0, as: Int64.self) }
                     }
-                    return sum
-                },
-                close: close
-            )
-        case .readByName:
-            try populateIntegers(db, rows: rows)
-            let names = BenchmarkData.columnNames
-            return PreparedRun(
-                body: {
-                    var sum: Int64 = 0
-                    let cursor = try db.query(BenchmarkData.selectIntegers)
-                    while let row = try cursor.next() {
-                        for name in names { sum &+= try row.value(named: name, as: Int64.self) }
-                    }
-                    return sum
-                },
-                close: close
-            )
-        case .readOneColumn:
-            try populateIntegers(db, rows: rows)
-            return PreparedRun(
-                body: {
-                    var sum: Int64 = 0
-                    let cursor = try db.query(BenchmarkData.selectOneColumn)
-                    while let row = try cursor.next() { sum &+= try row.value(at: 0, as: Int64.self) }
-                    return sum
                 },
                 close: close
             )
@@ -302,4 +281,44 @@ public struct ToolkitImplementation: BenchmarkImplementation {
         }
         return Int64(rows)
     }
+}
+
+/// The sum of `read` over every row of `select`, or of a cursor over `cursorSQL` when it is given.
+@inline(__always)
+private func sumRows(
+    _ db: Database, _ select: Statement, _ cursorSQL: String?, _ read: (Row) throws -> Int64
+) throws -> Int64 {
+    var sum: Int64 = 0
+    if let cursorSQL {
+        let cursor = try db.query(cursorSQL)
+        while let row = try cursor.next() { sum &+= try read(row) }
+        return sum
+    }
+    while try select.step() { sum &+= try read(select.currentRow) }
+    try select.reset()
+    return sum
+}
+
+/// The ten integer columns of a row of `BenchmarkData.selectIntegers`, read by index, summed.
+@inline(__always)
+private func sumByIndex(_ row: Row) throws -> Int64 {
+    var sum: Int64 = 0
+    for index in 0..<10 { sum &+= try row.value(at: index, as: Int64.self) }
+    return sum
+}
+
+/// The same columns read by name, spelled as a program spells them.
+@inline(__always)
+private func sumByName(_ row: Row) throws -> Int64 {
+    var sum: Int64 = try row.value(named: "c0", as: Int64.self)
+    sum &+= try row.value(named: "c1", as: Int64.self)
+    sum &+= try row.value(named: "c2", as: Int64.self)
+    sum &+= try row.value(named: "c3", as: Int64.self)
+    sum &+= try row.value(named: "c4", as: Int64.self)
+    sum &+= try row.value(named: "c5", as: Int64.self)
+    sum &+= try row.value(named: "c6", as: Int64.self)
+    sum &+= try row.value(named: "c7", as: Int64.self)
+    sum &+= try row.value(named: "c8", as: Int64.self)
+    sum &+= try row.value(named: "c9", as: Int64.self)
+    return sum
 }
