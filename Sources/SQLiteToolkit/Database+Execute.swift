@@ -211,7 +211,13 @@ extension Database {
         }
         do {
             try bind(statement)
-            guard try statement.step() else {
+            // One step, without `step()`'s check for a re-preparation: that check refreshes the column count and
+            // names, and this read uses neither (a statement that gives a row has a column 0). The flag that asks
+            // for the check stays set, so the statement's next `step()` or cursor still makes it.
+            try statement.checkUsable()
+            let code = statement.handle.step()
+            guard code == .row else {
+                if code != .done { throw error(code, sql: sql) }
                 if required { throw Database.noRowError(sql: sql) }
                 return nil
             }

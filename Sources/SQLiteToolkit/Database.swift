@@ -61,7 +61,7 @@ public final class Database {
     var mainCipher: Cipher?
     /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
     /// even close) until the backup finishes: calls throw, and ``close()`` is deferred to the backup's end.
-    @exclusivity(unchecked) var isBackupDestination = false
+    @exclusivity(unchecked) @usableFromInline var isBackupDestination = false
     /// Set when ``close()`` was called while ``isBackupDestination`` was set.
     @exclusivity(unchecked) var closeRequestedDuringBackup = false
 
@@ -339,8 +339,18 @@ public final class Database {
     }
 
     /// A statement for `sql` from the cache, or a newly prepared one that will be cached when returned.
-    @usableFromInline
+    ///
+    /// Inline, the statement a loop ran last (a closed connection's statements are finalized, so never handed
+    /// out); anything else is ``cachedStatementAny(_:)``.
+    @inlinable
     func cachedStatement(_ sql: String) throws -> Statement {
+        if !isBackupDestination, let statement = statementCache.checkOutMostRecent(sql) { return statement }
+        return try cachedStatementAny(sql)
+    }
+
+    /// ``cachedStatement(_:)`` for every case.
+    @usableFromInline
+    func cachedStatementAny(_ sql: String) throws -> Statement {
         if handle == nil || isBackupDestination { _ = try connection(for: sql) }  // throws the reason
         if let statement = statementCache.checkOut(sql) { return statement }
         // SQLITE_PREPARE_PERSISTENT only for SQL the cache saw before: it keeps SQLite off its lookaside allocator,

@@ -66,7 +66,7 @@ public final class Statement {
     /// the latest in its `deinit`.
     @exclusivity(unchecked) @usableFromInline var openCursor: Unmanaged<Rows>?
     /// Whether the statement cache has handed the statement out and not had it back.
-    @exclusivity(unchecked) var isCheckedOut = false
+    @exclusivity(unchecked) @usableFromInline var isCheckedOut = false
     /// Whether the statement is the one the cache keeps for its SQL.
     @exclusivity(unchecked) var isInCache = false
     /// The statement cache's least-recently-used lists run through its statements: the neighbours, unretained
@@ -74,13 +74,15 @@ public final class Statement {
     @exclusivity(unchecked) var cacheNewer: Unmanaged<Statement>?
     @exclusivity(unchecked) var cacheOlder: Unmanaged<Statement>?
     @exclusivity(unchecked) var isOnCacheList = false
+    /// Whether the statement is the newest of its cache list, so that checking it in changes no list.
+    @exclusivity(unchecked) @usableFromInline var isNewestOnCacheList = false
     /// The cache's hash of ``sql`` (``StatementCache/fingerprint(of:)``), computed once when the cache prepared
     /// the statement: its key in the cache, also remembered when the statement is evicted.
     @exclusivity(unchecked) var cacheFingerprint: Int?
     /// Whether the cache prepared the statement with `SQLITE_PREPARE_PERSISTENT`, which decides its list there.
     @exclusivity(unchecked) var isPersistent = false
     /// When the statement was last checked in to the cache, on the cache's clock.
-    @exclusivity(unchecked) var cacheAge = 0
+    @exclusivity(unchecked) @usableFromInline var cacheAge = 0
     /// The names of the parameters without their `:`, `@` or `$` (`nil` for `?` and `?NNN`), built on the first
     /// binding of named arguments.
     @exclusivity(unchecked) private var bareParameterNames: [String?]?

@@ -32,19 +32,19 @@ final class StatementCache {
     @exclusivity(unchecked) private var statements: [Int: Statement] = [:]
     /// The statement handed out or kept last, unretained: it is always one the dictionary holds (cleared when it
     /// leaves the dictionary).
-    @exclusivity(unchecked) private var mostRecent: Unmanaged<Statement>?
+    @exclusivity(unchecked) @usableFromInline private(set) var mostRecent: Unmanaged<Statement>?
     /// The kept statements that are not checked out, one list for those prepared persistent and one for the others.
     @exclusivity(unchecked) private var persistentList = List()
     @exclusivity(unchecked) private var transientList = List()
     /// The number of kept statements prepared without `SQLITE_PREPARE_PERSISTENT`, checked out or not.
     @exclusivity(unchecked) private var transientCount = 0
     /// Counts check-ins, so the two lists' last statements can be compared by age.
-    @exclusivity(unchecked) private var clock = 0
+    @exclusivity(unchecked) @usableFromInline var clock = 0
     /// The fingerprints of the SQL of statements evicted lately: asked for again, the SQL repeats, and is prepared
     /// persistent. A collision only makes one statement persistent.
     @exclusivity(unchecked) private var evicted: Set<Int> = []
     /// Statements found in the cache.
-    @exclusivity(unchecked) private(set) var hits = 0
+    @exclusivity(unchecked) @usableFromInline private(set) var hits = 0
     /// Statements that had to be prepared.
     @exclusivity(unchecked) private(set) var misses = 0
 
@@ -59,6 +59,20 @@ final class StatementCache {
 
     /// The number of statements kept.
     var count: Int { statements.count }
+
+    /// The statement a loop ran last, handed out when `sql` is the same string (the same storage, or the same
+    /// short string) and the statement is free; `nil` otherwise, without counting a miss: ``checkOut(_:)`` decides
+    /// then. Inline: no hashing and no call.
+    @inlinable
+    func checkOutMostRecent(_ sql: String) -> Statement? {
+        guard MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size,
+            let recent = mostRecent?.takeUnretainedValue(), !recent.isCheckedOut, !recent.isFinalized,
+            unsafeBitCast(recent.sql, to: (UInt64, UInt64).self) == unsafeBitCast(sql, to: (UInt64, UInt64).self)
+        else { return nil }
+        hits &+= 1
+        recent.isCheckedOut = true
+        return recent
+    }
 
     /// Hands out the cached statement for `sql` unless it is already out; `nil` means: prepare one.
     @usableFromInline
@@ -102,8 +116,25 @@ final class StatementCache {
 
     /// Takes a reset statement back. A statement new to the cache is kept when no twin is, evicting the least
     /// recently used statement that is not out when the cache is full.
-    @usableFromInline
+    ///
+    /// Inline, the case of a loop: the statement is the most recent one and the newest of its list, so only its
+    /// flag and its age change. Anything else is ``checkInAny(_:)``.
+    @inlinable
     func checkIn(_ statement: Statement) {
+        if let recent = mostRecent, recent.toOpaque() == Unmanaged.passUnretained(statement).toOpaque(),
+            statement.isNewestOnCacheList, !statement.isFinalized
+        {
+            statement.isCheckedOut = false
+            clock &+= 1
+            statement.cacheAge = clock
+            return
+        }
+        checkInAny(statement)
+    }
+
+    /// ``checkIn(_:)`` for every case.
+    @usableFromInline
+    func checkInAny(_ statement: Statement) {
         statement.isCheckedOut = false
         if statement.isInCache {
             if !statement.isFinalized { pushFront(statement) }
@@ -189,6 +220,7 @@ final class StatementCache {
         for statement in statements.values {
             statement.isInCache = false
             statement.isOnCacheList = false
+            statement.isNewestOnCacheList = false
             statement.cacheNewer = nil
             statement.cacheOlder = nil
         }
@@ -268,7 +300,11 @@ extension StatementCache {
             let node = Unmanaged.passUnretained(statement)
             statement.cacheOlder = newest
             statement.cacheNewer = nil
-            newest?.takeUnretainedValue().cacheNewer = node
+            if let newest {
+                newest.takeUnretainedValue().cacheNewer = node
+                newest.takeUnretainedValue().isNewestOnCacheList = false
+            }
+            statement.isNewestOnCacheList = true
             newest = node
             if oldest == nil { oldest = node }
             statement.isOnCacheList = true
@@ -280,9 +316,11 @@ extension StatementCache {
             let older = statement.cacheOlder
             if let newer { newer.takeUnretainedValue().cacheOlder = older } else { newest = older }
             if let older { older.takeUnretainedValue().cacheNewer = newer } else { oldest = newer }
+            if newer == nil, let older { older.takeUnretainedValue().isNewestOnCacheList = true }
             statement.cacheNewer = nil
             statement.cacheOlder = nil
             statement.isOnCacheList = false
+            statement.isNewestOnCacheList = false
         }
     }
 }

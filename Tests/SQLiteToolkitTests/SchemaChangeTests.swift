@@ -44,6 +44,26 @@ struct SchemaChangeTests {
         #expect(try db.queryValue("SELECT * FROM t", as: Int.self) == 1)
     }
 
+    @Test("queryValue reads column 0 across a re-preparation; the same cached statement's next cursor sees the new columns")
+    func queryValueThenCursor() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE t (a)")
+        try db.execute("INSERT INTO t VALUES (1)")
+        let sql = "SELECT * FROM t"
+        #expect(try db.queryValue(sql, as: Int.self) == 1)
+        try db.execute("ALTER TABLE t ADD COLUMN b DEFAULT 2")
+        // queryValue steps without refreshing the columns (it reads only column 0) ...
+        #expect(try db.queryValue(sql, as: Int.self) == 1)
+        #expect(try db.queryValue(sql, as: Int.self) == 1)
+        // ... so the cursor that runs the same statement next refreshes them.
+        let rows = try db.query(sql)
+        let row = try #require(try rows.next())
+        #expect(row.count == 2)
+        #expect(try row.value(named: "b", as: Int.self) == 2)
+        rows.close()
+        #expect(db.statementCacheStatistics.misses == 4)  // the first SELECT, and each of the three other statements
+    }
+
     @Test("column names and count are right before the first row")
     func namesBeforeFirstRow() throws {
         let db = try Database()
