@@ -44,7 +44,7 @@ struct SchemaChangeTests {
         #expect(try db.queryValue("SELECT * FROM t", as: Int.self) == 1)
     }
 
-    @Test("queryValue reads column 0 across a re-preparation; the same cached statement's next cursor sees the new columns")
+    @Test("queryValue reads column 0 across a re-preparation; the statement's next cursor sees the new columns")
     func queryValueThenCursor() throws {
         let db = try Database()
         try db.execute("CREATE TABLE t (a)")
