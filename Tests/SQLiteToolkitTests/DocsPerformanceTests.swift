@@ -54,6 +54,23 @@ struct DocsPerformanceTests {
         #expect(bytes == 5)
     }
 
+    @Test("the hottest loops step a prepared statement and read its current row")
+    func steppedReads() throws {
+        let db = try makeTable()
+        try db.execute("INSERT INTO item (name, price) VALUES ('a', 1), ('b', 2), ('c', 4)")
+
+        var total = 0
+        let select = try db.prepare("SELECT price FROM item")
+        while try select.step() {
+            total += try select.currentRow.value(at: 0) as Int  // no cursor, no reference counting per row
+        }
+        try select.reset()
+        #expect(total == 7)
+        // Reset, it runs again from the first row.
+        #expect(try select.step())
+        #expect(try select.currentRow.value(at: 0) as Int == 1)
+    }
+
     @Test("a queue: one access for a batch, not one per row")
     func queueBatch() throws {
         let queue = try DatabaseQueue()
