@@ -98,7 +98,11 @@ private enum FunctionTrampoline {
     static func run(
         _ context: OpaquePointer?, counted: Bool, _ body: (FunctionBox, FunctionContext) throws -> Void
     ) {
-        guard let context, let userData = sqltk_sqlite3_user_data(context) else { return }
+        // SQLite calls a function with a non-NULL context, whose user data is the box the function was registered
+        // with: never NULL, since every registration passes a retained box. `unsafelyUnwrapped` skips two checks per
+        // call in release builds and still checks in debug builds.
+        let context = context.unsafelyUnwrapped
+        let userData = sqltk_sqlite3_user_data(context).unsafelyUnwrapped
         Unmanaged<FunctionBox>.fromOpaque(userData)._withUnsafeGuaranteedRef { box in
             let function = FunctionContext(rawValue: context)
             guard counted else {
@@ -132,44 +136,70 @@ private enum FunctionTrampoline {
     typealias Call = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
     typealias Result = @convention(c) (OpaquePointer?) -> Void
 
-    static let call: Call = { context, count, values in
-        run(context, counted: false) { box, function in
-            try box.call(function, FunctionArguments(count: count, values: values))
-        }
-    }
+    static let call: Call = callBody
+    static let countedCall: Call = countedCallBody
+    static let final: Result = finalBody
+    static let countedFinal: Result = countedFinalBody
+    static let value: Result = valueBody
+    static let countedValue: Result = countedValueBody
+    static let inverse: Call = inverseBody
+    static let countedInverse: Call = countedInverseBody
+}
 
-    static let countedCall: Call = { context, count, values in
-        run(context, counted: true) { box, function in
-            try box.call(function, FunctionArguments(count: count, values: values))
-        }
-    }
+// The bodies of the trampolines: file-level functions, which a C function pointer can be formed from, always
+// inlined into the C entry point that conversion makes, so SQLite calls the body with no Swift call in between.
 
-    static let final: Result = { context in
-        run(context, counted: false) { box, function in try box.final?(function) }
+@inline(__always)
+private func callBody(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    FunctionTrampoline.run(context, counted: false) { box, function in
+        try box.call(function, FunctionArguments(fromSQLite: count, values: values))
     }
+}
 
-    static let countedFinal: Result = { context in
-        run(context, counted: true) { box, function in try box.final?(function) }
+@inline(__always)
+private func countedCallBody(
+    _ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?
+) {
+    FunctionTrampoline.run(context, counted: true) { box, function in
+        try box.call(function, FunctionArguments(fromSQLite: count, values: values))
     }
+}
 
-    static let value: Result = { context in
-        run(context, counted: false) { box, function in try box.value?(function) }
+@inline(__always)
+private func finalBody(_ context: OpaquePointer?) {
+    FunctionTrampoline.run(context, counted: false) { box, function in try box.final?(function) }
+}
+
+@inline(__always)
+private func countedFinalBody(_ context: OpaquePointer?) {
+    FunctionTrampoline.run(context, counted: true) { box, function in try box.final?(function) }
+}
+
+@inline(__always)
+private func valueBody(_ context: OpaquePointer?) {
+    FunctionTrampoline.run(context, counted: false) { box, function in try box.value?(function) }
+}
+
+@inline(__always)
+private func countedValueBody(_ context: OpaquePointer?) {
+    FunctionTrampoline.run(context, counted: true) { box, function in try box.value?(function) }
+}
+
+@inline(__always)
+private func inverseBody(
+    _ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?
+) {
+    FunctionTrampoline.run(context, counted: false) { box, function in
+        try box.inverse?(function, FunctionArguments(fromSQLite: count, values: values))
     }
+}
 
-    static let countedValue: Result = { context in
-        run(context, counted: true) { box, function in try box.value?(function) }
-    }
-
-    static let inverse: Call = { context, count, values in
-        run(context, counted: false) { box, function in
-            try box.inverse?(function, FunctionArguments(count: count, values: values))
-        }
-    }
-
-    static let countedInverse: Call = { context, count, values in
-        run(context, counted: true) { box, function in
-            try box.inverse?(function, FunctionArguments(count: count, values: values))
-        }
+@inline(__always)
+private func countedInverseBody(
+    _ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?
+) {
+    FunctionTrampoline.run(context, counted: true) { box, function in
+        try box.inverse?(function, FunctionArguments(fromSQLite: count, values: values))
     }
 }
 

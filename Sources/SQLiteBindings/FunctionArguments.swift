@@ -23,6 +23,14 @@ public struct FunctionArguments: RandomAccessCollection {
         self.endIndex = values == nil ? 0 : Int(Swift.max(count, 0))
     }
 
+    /// Wraps the `argc` and `argv` of a call from SQLite itself, which passes a `count` of 0 or more and a non-NULL
+    /// `values` array of that many pointers: the trampolines skip ``init(count:values:)``'s normalization.
+    @inline(__always)
+    init(fromSQLite count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) {
+        self.values = values
+        self.endIndex = Int(count)
+    }
+
     /// The position of the first argument: 0.
     @inlinable
     public var startIndex: Int { 0 }
