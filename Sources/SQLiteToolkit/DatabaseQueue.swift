@@ -84,13 +84,13 @@ public final class DatabaseQueue: Sendable {
     /// Runs `body` in a deferred transaction, which sees one consistent snapshot of the database, then ends it.
     @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try serialized.access { db in try db.transaction(.deferred, body) }
+        try serialized.access(transaction: .deferred, body)
     }
 
     /// Runs `body` in an immediate transaction: commits when it returns, rolls back and rethrows when it throws.
     @discardableResult
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try serialized.access { db in try db.transaction(.immediate, body) }
+        try serialized.access(transaction: .immediate, body)
     }
 
     /// Runs `body` in a transaction of the given kind (immediate by default, which takes the write lock at once
@@ -103,7 +103,7 @@ public final class DatabaseQueue: Sendable {
         _ kind: Database.TransactionKind = .immediate,
         _ body: (Database) throws -> T
     ) throws -> T {
-        try serialized.access { db in try db.transaction(kind, body) }
+        try serialized.access(transaction: kind, body)
     }
 
     /// Runs `body` in a transaction and commits or rolls back as it answers; a throw rolls back and rethrows.
@@ -136,13 +136,13 @@ public final class DatabaseQueue: Sendable {
     /// ``read(_:)`` for async code.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await serialized.asyncAccess { db in try db.transaction(.deferred, body) }
+        try await serialized.asyncAccess(transaction: .deferred, body)
     }
 
     /// ``write(_:)`` for async code.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await serialized.asyncAccess { db in try db.transaction(.immediate, body) }
+        try await serialized.asyncAccess(transaction: .immediate, body)
     }
 
     /// ``transaction(_:_:)`` for async code.
@@ -151,7 +151,7 @@ public final class DatabaseQueue: Sendable {
         _ kind: Database.TransactionKind = .immediate,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await serialized.asyncAccess { db in try db.transaction(kind, body) }
+        try await serialized.asyncAccess(transaction: kind, body)
     }
 
     /// ``inTransaction(_:_:)`` for async code.

@@ -138,25 +138,47 @@ final class SerializedDatabase: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Runs `body` with the connection, alone; ends it as ``finishAccess(_:)`` describes.
-    func access<T>(cancellation: AccessCancellation? = nil, _ body: (Database) throws -> T) throws -> T {
+    /// Runs `body` with the connection, alone, in a transaction of `kind` when it is not `nil`; ends it as
+    /// ``finishAccess(_:bodyFailed:)`` describes.
+    func access<T>(
+        transaction kind: Database.TransactionKind? = nil,
+        cancellation: AccessCancellation? = nil,
+        _ body: (Database) throws -> T
+    ) throws -> T {
         let database = try checkOut("an access")
         defer { checkIn() }
-        return try Self.run(body, on: database, cancellation: cancellation)
+        return try Self.run(body, on: database, transaction: kind, cancellation: cancellation)
     }
 
-    /// Runs `body` on a connection the caller has taken, then ends the access.
+    /// Runs `body` on a connection the caller has taken, in a transaction of `kind` when it is not `nil`, then ends
+    /// the access. The access does not start when `cancellation` was cancelled already.
     static func run<T>(
         _ body: (Database) throws -> T,
         on database: Database,
+        transaction kind: Database.TransactionKind? = nil,
         cancellation: AccessCancellation?
     ) throws -> T {
         if let cancellation, !cancellation.start(database.interruptHandle) { throw CancellationError() }
+        return try runStarted(body, on: database, transaction: kind, cancellation: cancellation)
+    }
+
+    /// ``run(_:on:transaction:cancellation:)`` once `cancellation`, if any, has started.
+    @inline(__always)
+    private static func runStarted<T>(
+        _ body: (Database) throws -> T,
+        on database: Database,
+        transaction kind: Database.TransactionKind?,
+        cancellation: AccessCancellation?
+    ) throws -> T {
         // No `Result<T, any Error>` here: for a generic `T` its type metadata is looked up at run time on every
         // access, which cost more than the rest of the access's bookkeeping.
         let value: T
         do {
-            value = try body(database)
+            if let kind {
+                value = try database.transaction(kind, body)
+            } else {
+                value = try body(database)
+            }
         } catch {
             cancellation?.finish()
             try finishAccess(database, bodyFailed: true)
@@ -215,12 +237,17 @@ final class SerializedDatabase: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Runs `body` with the connection and interrupts the running statement when the awaiting task is cancelled.
+    /// Runs `body` with the connection, in a transaction of `kind` when it is not `nil` (taken here rather than in a
+    /// closure around `body`, which would cost an allocation per access), and interrupts the running statement when
+    /// the awaiting task is cancelled.
     ///
     /// When the connection is free and ``InPlaceAccessGate`` admits it, the access runs at once on the calling
     /// task's thread, like any synchronous code in an async function. Otherwise it moves to ``dispatchQueue``, and
     /// waits for the connection and runs there, so no thread of Swift's cooperative pool is held waiting.
-    func asyncAccess<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func asyncAccess<T: Sendable>(
+        transaction kind: Database.TransactionKind? = nil,
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         if Task.isCancelled { throw CancellationError() }
         let gate = InPlaceAccessGate.shared
         if gate.tryEnter() {
@@ -228,9 +255,12 @@ final class SerializedDatabase: @unchecked Sendable {
             if let database = try checkOutIfFree() {
                 defer { checkIn() }
                 let cancellation = inPlaceCancellation
-                cancellation.reset()
+                cancellation.begin(database.interruptHandle)
                 return try await withTaskCancellationHandler {
-                    try Self.run(body, on: database, cancellation: cancellation)
+                    // A task cancelled before the handler was installed ran `onCancel` when it was installed, before
+                    // any statement ran, so the interruption did nothing: the access must not start.
+                    if Task.isCancelled { throw CancellationError() }
+                    return try Self.runStarted(body, on: database, transaction: kind, cancellation: cancellation)
                 } onCancel: {
                     cancellation.cancel()
                 }
@@ -240,7 +270,8 @@ final class SerializedDatabase: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 dispatchQueue.async {
-                    continuation.resume(with: Result { try self.access(cancellation: cancellation, body) })
+                    continuation.resume(
+                        with: Result { try self.access(transaction: kind, cancellation: cancellation, body) })
                 }
             }
         } onCancel: {
@@ -263,9 +294,10 @@ final class AccessCancellation: @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.waiting
 
-    /// Makes the record ready for a new access.
-    func reset() {
-        lock.withLock { state = .waiting }
+    /// Makes the record ready for a new access that has taken its connection already, as running: one step where a
+    /// new record's access calls ``start(_:)``. The caller checks for a cancellation that came before.
+    func begin(_ interruptHandle: InterruptHandle) {
+        lock.withLock { state = .running(interruptHandle) }
     }
 
     /// Called when the access takes its connection: `false` when the task was cancelled already.
