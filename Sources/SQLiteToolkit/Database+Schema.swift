@@ -5,12 +5,20 @@ import SQLiteBindings
 extension Database {
     /// `name` as a quoted SQL identifier: wrapped in double quotes, each double quote inside doubled.
     ///
-    /// Every table, column, index and schema name the toolkit puts into SQL text goes through here (values are
-    /// always bound instead), so `a"b`, `234 fds` or `x"; DROP TABLE t; --` name one object and never run as SQL.
+    /// Use it when SQL text must name a table, column, index or schema that comes from a variable; values are
+    /// bound as arguments instead. Every name the toolkit and `sqltk` put into SQL text goes through here, so
+    /// `a"b`, `234 fds` or `x"; DROP TABLE t; --` name one object and never run as SQL:
+    ///
+    /// ```swift
+    /// let table = try Database.quoteIdentifier("order items")  // "\"order items\""
+    /// let count = try db.queryValue("SELECT count(*) FROM " + table, as: Int.self)
+    /// ```
     ///
     /// - Throws: ``DatabaseError/Reason/invalidIdentifier`` for a name holding a NUL character, which would end
     ///   the SQL text early.
-    static func quoteIdentifier(_ name: String) throws -> String {
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_keywords.html>
+    public static func quoteIdentifier(_ name: String) throws -> String {
         guard !name.utf8.contains(0) else {
             throw DatabaseError.misuse("an identifier cannot hold a NUL character", reason: .invalidIdentifier)
         }

@@ -83,6 +83,38 @@ struct ConnectionAPITests {
         #expect(Database.isCompileOptionUsed("NO_SUCH_OPTION_EVER") == false)
     }
 
+    @Test("quoteIdentifier names one object whatever the name holds, and the quoted name works in SQL")
+    func quotedIdentifiers() throws {
+        #expect(try Database.quoteIdentifier("t") == "\"t\"")
+        #expect(try Database.quoteIdentifier("a\"b") == "\"a\"\"b\"")
+        let db = try Database()
+        for name in ["order items", "a\"b", "x\"; DROP TABLE t; --", "ü 🙂", ""] {
+            let quoted = try Database.quoteIdentifier(name)
+            try db.execute("CREATE TABLE " + quoted + " (v)")
+            try db.execute("INSERT INTO " + quoted + " VALUES (1)")
+            #expect(try db.queryValue("SELECT count(*) FROM " + quoted, as: Int.self) == 1)
+        }
+        let names = try db.query("SELECT name FROM sqlite_schema ORDER BY name").map {
+            try $0.value(at: 0, as: String.self)
+        }
+        #expect(Set(names) == ["order items", "a\"b", "x\"; DROP TABLE t; --", "ü 🙂", ""])
+    }
+
+    @Test(
+        "completeness(of:) tells complete statements, comment-only text and unfinished statements apart",
+        arguments: [
+            ("SELECT 1;", SQLCompleteness.complete),
+            ("SELECT 1; SELECT 2;", .complete),
+            ("SELECT 1", .incomplete),
+            ("SELECT 'a;", .incomplete),
+            ("CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1;", .incomplete),
+            ("-- a comment\n", .empty),
+            ("  /* only this */  ", .empty),
+        ])
+    func completeness(sql: String, expected: SQLCompleteness) {
+        #expect(Database.completeness(of: sql) == expected)
+    }
+
     @Test("named arguments as pairs bind in parameter order, out of order, and with prefixes")
     func namedPairs() throws {
         let db = try Database()
