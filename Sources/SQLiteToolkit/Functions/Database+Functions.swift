@@ -238,7 +238,7 @@ extension Database {
     ) throws {
         let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
         let code = connection.createScalarFunction(
-            name: name, argumentCount: count, flags: options.flags, counter: callbackScope, call)
+            name: name, argumentCount: count, flags: options.flags, counter: callbackScope.counter, call)
         try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 

@@ -12,12 +12,12 @@ import SQLiteBindings
 /// The closures capture this object, not the ``Database``: the connection owns the closures (through SQLite's client
 /// data), so capturing the connection would make a cycle.
 ///
-/// Custom functions, aggregates and window functions are counted without a closure of their own: this scope is the
-/// ``CallbackCounter`` they are registered with, whose C trampoline adds one to ``depth`` around each call (the
-/// count the other callbacks use). They do not release retired closures on entry as ``run(_:)`` does; the next
+/// Custom functions, aggregates and window functions are counted without a closure of their own: they are registered
+/// with this scope's ``counter``, whose C trampoline adds one to ``depth`` around each call (the count the other
+/// callbacks use). They do not release retired closures on entry as ``run(_:)`` does; the next
 /// other callback, the next callback set from outside any callback, or closing the connection does. A function's
-/// ``DatabaseError`` is reported to SQLite through ``reportedError(_:)``, which keeps its reason for the
-/// statement's error.
+/// ``DatabaseError`` is reported to SQLite through the counter's error mapping (``FunctionFailures``), which keeps its
+/// reason for the statement's error.
 ///
 /// It also keeps the closures of the replaceable callbacks (trace, progress handler, busy handler) alive while they
 /// run. Setting a new one releases the old one's box in SQLite's client data at once; when that happens from inside
@@ -25,7 +25,7 @@ import SQLiteBindings
 /// holds every installed closure, and a closure replaced while any callback runs is retired: released only once no
 /// callback runs any more.
 @usableFromInline
-final class CallbackScope: CallbackCounter {
+final class CallbackScope {
     /// The callbacks a connection has one closure of at a time, replaced by setting another.
     enum Kind: Hashable {
         case trace
@@ -40,11 +40,24 @@ final class CallbackScope: CallbackCounter {
     @exclusivity(unchecked) private var installed: [Kind: Any] = [:]
     /// Closures replaced while a callback ran, released when the outermost one returns.
     @exclusivity(unchecked) @usableFromInline var retired: [Any] = []
-    /// The reason and message of the last typed toolkit error a function reported to SQLite.
-    @exclusivity(unchecked) private var failure: (reason: DatabaseError.Reason, message: String)?
+    /// The counter custom functions are registered with: its C trampoline counts each call in ``depth``.
+    @usableFromInline let counter: CallbackCounter
+    /// The typed reasons of the errors custom functions reported to SQLite.
+    private let functionFailures: FunctionFailures
 
     @usableFromInline
-    override init() {}
+    init() {
+        let failures = FunctionFailures()
+        counter = CallbackCounter(reportingErrorsAs: failures.reportedError)
+        functionFailures = failures
+    }
+
+    /// The number of user closures running now, nested or not.
+    @inlinable
+    var depth: Int {
+        get { counter.depth }
+        set { counter.depth = newValue }
+    }
 
     /// Runs `body`, a user closure SQLite called back, counting it as running.
     @inlinable
@@ -91,19 +104,28 @@ final class CallbackScope: CallbackCounter {
     @inlinable
     var isRunningCallback: Bool { depth > 0 }
 
-    // MARK: Function errors
+    /// The typed reason of the function failure whose message is `message`, once; `nil` for any other error.
+    func takeFailureReason(message: String?) -> DatabaseError.Reason? {
+        functionFailures.take(message: message)
+    }
+}
 
-    /// The error to report to SQLite for `error`, thrown by a custom function: a ``DatabaseError`` gives its own
-    /// message and code (not its description, which repeats the code), and its reason is remembered for the
-    /// statement's error.
-    override func reportedError(_ error: any Error) -> any Error {
+/// The errors custom functions throw, as they are reported to SQLite: a ``DatabaseError`` gives its own message and
+/// code (not its description, which repeats the code), and its reason is remembered for the statement's error.
+/// Belongs to its connection's thread, like the scope that owns it.
+final class FunctionFailures {
+    /// The reason and message of the last typed toolkit error a function reported to SQLite.
+    private var failure: (reason: DatabaseError.Reason, message: String)?
+
+    /// The error to report to SQLite for `error`, thrown by a custom function.
+    func reportedError(_ error: any Error) -> any Error {
         guard let error = error as? DatabaseError else { return error }
         if let reason = error.reason { failure = (reason, error.message) }
         return ReportedError(message: error.message, resultCode: error.extendedCode)
     }
 
-    /// The typed reason of the function failure whose message is `message`, once; `nil` for any other error.
-    func takeFailureReason(message: String?) -> DatabaseError.Reason? {
+    /// The reason of the failure whose message is `message`, once; `nil` for any other error.
+    func take(message: String?) -> DatabaseError.Reason? {
         guard let failure else { return nil }
         self.failure = nil
         return failure.message == message ? failure.reason : nil

@@ -20,26 +20,6 @@ func currentThreadID() -> UInt {
     #endif
 }
 
-/// How every connection of a queue or pool is opened: the same path, configuration and set-up hook each time.
-struct ConnectionRecipe: Sendable {
-    var path: String
-    var configuration: Database.Configuration
-    var setUp: (@Sendable (Database) throws -> Void)?
-
-    /// Opens a connection and runs the set-up hook on it; nothing stays open when either fails.
-    func open() throws -> Database {
-        // Database.init runs sqlite3_initialize once per process before the first open.
-        let database = try Database(path: path, configuration: configuration)
-        do {
-            try setUp?(database)
-        } catch {
-            database.close()
-            throw error
-        }
-        return database
-    }
-}
-
 /// One connection used by one access at a time: the core of ``DatabaseQueue`` and of ``DatabasePool``'s writer.
 ///
 /// An access takes the connection under `condition`, runs its closure without holding any lock, and gives the
@@ -276,58 +256,6 @@ final class SerializedDatabase: @unchecked Sendable {
             }
         } onCancel: {
             cancellation.cancel()
-        }
-    }
-}
-
-/// Connects a task's cancellation to the access that runs for it: cancelled before the access starts, the access
-/// does not run; cancelled while it runs, its running statement is interrupted.
-final class AccessCancellation: @unchecked Sendable {
-    // @unchecked Sendable: `state` is read and written only while holding `lock`.
-    private enum State {
-        case waiting
-        case running(InterruptHandle)
-        case finished
-        case cancelled
-    }
-
-    private let lock = NSLock()
-    private var state = State.waiting
-
-    /// Makes the record ready for a new access that has taken its connection already, as running: one step where a
-    /// new record's access calls ``start(_:)``. The caller checks for a cancellation that came before.
-    func begin(_ interruptHandle: InterruptHandle) {
-        lock.withLock { state = .running(interruptHandle) }
-    }
-
-    /// Called when the access takes its connection: `false` when the task was cancelled already.
-    func start(_ interruptHandle: InterruptHandle) -> Bool {
-        lock.withLock {
-            guard case .waiting = state else { return false }
-            state = .running(interruptHandle)
-            return true
-        }
-    }
-
-    /// Called when the access's closure returns, before the connection is given back.
-    func finish() {
-        lock.withLock { state = .finished }
-    }
-
-    /// Called when the awaiting task is cancelled.
-    func cancel() {
-        lock.withLock {
-            switch state {
-            case .waiting:
-                state = .cancelled
-            case .running(let interruptHandle):
-                // sqlite3_interrupt is safe from any thread while the connection is open; the handle does nothing
-                // after close.
-                interruptHandle.interrupt()
-                state = .cancelled
-            case .finished, .cancelled:
-                break
-            }
         }
     }
 }
