@@ -11,7 +11,7 @@ final class AccessCancellation: @unchecked Sendable {
         case cancelled
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var state = State.waiting
 
     /// Makes the record ready for a new access that has taken its connection already, as running: one step where a

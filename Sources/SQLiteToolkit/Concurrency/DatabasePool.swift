@@ -33,17 +33,17 @@ import Foundation
 /// Related SQLite documentation: <https://sqlite.org/wal.html>
 public final class DatabasePool: @unchecked Sendable {
     // @unchecked Sendable: the mutable state (`idleReaders`, `openReaderCount`, `activeReadCount`,
-    // `waitingBarrierCount`, `isClosed`) is read and written only while holding `condition` (an
-    // NSCondition); a reader connection is used only by the read that took it out of `idleReaders`; the writer is a
+    // `waitingBarrierCount`, `isClosed`) is read and written only while holding `condition` (a ``Lock``, used
+    // with its condition variable); a reader connection is used only by the read that took it out of `idleReaders`; the writer is a
     // SerializedDatabase, safe on its own.
-    private let condition = NSCondition()
+    private let condition = Lock()
     private var idleReaders: [PooledReader] = []
     private var openReaderCount = 0
     private var activeReadCount = 0
     private var waitingBarrierCount = 0
     private var isClosed = false
     /// Held by ``close()`` and ``reopen()`` for their whole run, so they never interleave.
-    private let lifecycle = NSLock()
+    private let lifecycle = Lock()
 
     let writer: SerializedDatabase
     let readerRecipe: ConnectionRecipe
@@ -163,10 +163,7 @@ public final class DatabasePool: @unchecked Sendable {
     ///
     /// - Throws: ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
     public func close() throws {
-        if ThreadAccesses.contains(identity) {
-            throw DatabaseError.misuse(
-                "close() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
-        }
+        try writer.checkNotReentrant("close()")
         // One close or reopen at a time, so a reopen never runs between closing the readers and the writer.
         lifecycle.lock()
         defer { lifecycle.unlock() }
@@ -190,10 +187,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// - Throws: the error of opening the writer or of its set-up hook (the pool then stays closed);
     ///   ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
     public func reopen() throws {
-        if ThreadAccesses.contains(identity) {
-            throw DatabaseError.misuse(
-                "reopen() inside an access to the same pool would wait for itself", reason: .reentrantAccess)
-        }
+        try writer.checkNotReentrant("reopen()")
         lifecycle.lock()
         defer { lifecycle.unlock() }
         condition.lock()
@@ -210,17 +204,9 @@ public final class DatabasePool: @unchecked Sendable {
 
     // MARK: - Entering and leaving
 
-    /// The pool's identity in the calling thread's list of accesses.
-    private var identity: ObjectIdentifier { ObjectIdentifier(self) }
-
-    /// Throws when the calling thread is inside an access to this pool already.
-    private func checkReentry(_ kind: String) throws {
-        if ThreadAccesses.contains(identity) {
-            throw DatabaseError.misuse(
-                "\(kind) started inside an access to the same pool would wait for itself; "
-                    + "use the Database the enclosing access received", reason: .reentrantAccess)
-        }
-    }
+    /// The pool's identity in ``ThreadAccesses``: its writer's, so a read inside a write, a write inside a read and
+    /// a read inside a read are all re-entries.
+    private var identity: ObjectIdentifier { writer.identity }
 
     /// Throws when the pool is closed. Called with `condition` held.
     private func checkOpen() throws {
@@ -234,7 +220,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// runs, waits until `deadline`, then throws ``DatabaseError/Reason/readerTimeout``; with no deadline, returns
     /// `nil` instead of waiting.
     private func takeReader(waitingUntil deadline: Date?) throws -> PooledReader? {
-        try checkReentry("a read")
+        try writer.checkNotReentrant("a read started")
         condition.lock()
         do {
             try checkOpen()
@@ -301,8 +287,10 @@ public final class DatabasePool: @unchecked Sendable {
             database = try readerRecipe.open()
             reader.database = database
         }
-        ThreadAccesses.enter(identity)
-        defer { ThreadAccesses.leave(identity) }
+        guard let list = ThreadAccesses.enter(identity) else {
+            throw ThreadAccesses.reentryError("a read started", ownerName: writer.ownerName)
+        }
+        defer { ThreadAccesses.leave(identity, from: list) }
         return try SerializedDatabase.run(
             { reader in
                 do {
@@ -340,26 +328,12 @@ public final class DatabasePool: @unchecked Sendable {
     /// dispatch queue of the pool. See <doc:Concurrency> for why.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        if Task.isCancelled { throw CancellationError() }
-        let cancellation = AccessCancellation()
-        let gate = InPlaceAccessGate.shared
-        if gate.tryEnter() {
-            defer { gate.leave() }
-            if let reader = try takeReader(waitingUntil: nil) {
-                return try await withTaskCancellationHandler {
-                    try runRead(body, on: reader, cancellation: cancellation)
-                } onCancel: {
-                    cancellation.cancel()
-                }
-            }
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                startRead(body, cancellation: cancellation) { continuation.resume(with: $0) }
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
+        try await AsyncHandOff.perform(
+            take: { try takeReader(waitingUntil: nil) },
+            cancellationFor: { _ in AccessCancellation() },
+            run: { reader, cancellation in try runRead(body, on: reader, cancellation: cancellation) },
+            elsewhere: { cancellation, completion in startRead(body, cancellation: cancellation, completion: completion)
+            })
     }
 
     /// Starts an async read that does not run in place, and calls `completion` with its outcome. A reader free now
@@ -413,8 +387,9 @@ public final class DatabasePool: @unchecked Sendable {
         cancellation: AccessCancellation?,
         _ body: (Database) throws -> T
     ) throws -> T {
-        try checkReentry(barrier ? "a barrier write" : "a write")
         if barrier {
+            // Before waiting for the reads: a barrier write inside a read would wait for itself.
+            try writer.checkNotReentrant("a barrier write started")
             condition.lock()
             do {
                 try checkOpen()
@@ -435,9 +410,8 @@ public final class DatabasePool: @unchecked Sendable {
                 condition.unlock()
             }
         }
-        ThreadAccesses.enter(identity)
-        defer { ThreadAccesses.leave(identity) }
-        // A closed pool has a closed writer, which throws `.accessAfterClose` naming the pool.
+        // The writer's access records the thread under the pool's identity, and throws on a re-entry. A closed pool
+        // has a closed writer, which throws `.accessAfterClose` naming the pool.
         return try writer.access(cancellation: cancellation, body)
     }
 
@@ -447,16 +421,10 @@ public final class DatabasePool: @unchecked Sendable {
         barrier: Bool,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        let cancellation = AccessCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                writer.dispatchQueue.async {
-                    continuation.resume(
-                        with: Result { try self.withWriter(barrier: barrier, cancellation: cancellation, body) })
-                }
+        try await AsyncHandOff.performElsewhere { cancellation, completion in
+            writer.dispatchQueue.async {
+                completion(Result { try self.withWriter(barrier: barrier, cancellation: cancellation, body) })
             }
-        } onCancel: {
-            cancellation.cancel()
         }
     }
 

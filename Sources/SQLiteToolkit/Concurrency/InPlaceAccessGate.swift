@@ -16,7 +16,7 @@ final class InPlaceAccessGate: @unchecked Sendable {
 
     /// How many accesses may run in place at once; 0 (one core) means none.
     let limit: Int
-    private let lock = NSLock()
+    private let lock = Lock()
     private var running = 0
 
     init(limit: Int) {

@@ -1,37 +1,17 @@
 import Foundation
-import SQLiteBindings
-
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
-/// The identity of the calling thread, for re-entry checks: an access records the thread that runs it, and an
-/// access started on that same thread before the first one ends is a re-entry.
-@inline(__always)
-func currentThreadID() -> UInt {
-    #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-    #else
-        UInt(pthread_self())
-    #endif
-}
 
 /// One connection used by one access at a time: the core of ``DatabaseQueue`` and of ``DatabasePool``'s writer.
 ///
-/// An access takes the connection under `condition`, runs its closure without holding any lock, and gives the
-/// connection back. The thread of the access in progress is recorded, so an access started on that thread before
-/// the first ends throws instead of waiting for itself.
+/// An access takes the connection under `lock`, runs its closure without holding any lock, and gives the
+/// connection back. While it runs, the calling thread is recorded in ``ThreadAccesses`` under this object's
+/// identity (which a pool shares for its readers), so an access started on that thread before the first ends throws
+/// instead of waiting for itself.
 final class SerializedDatabase: @unchecked Sendable {
-    // @unchecked Sendable: `database`, `isBusy`, `ownerThread` and `isClosedForGood` are read and written only while
-    // holding `condition` (an NSCondition). The connection itself is used only by the access that set `isBusy`.
-    private let condition = NSCondition()
+    // @unchecked Sendable: `database` and `isBusy` are read and written only while holding `lock`. The connection
+    // itself is used only by the access that set `isBusy`.
+    private let lock = Lock()
     private var database: Database?
     private var isBusy = false
-    private var ownerThread: UInt = 0
     let recipe: ConnectionRecipe
     /// What errors call the owner: "database queue" or "database pool".
     let ownerName: String
@@ -56,66 +36,58 @@ final class SerializedDatabase: @unchecked Sendable {
         database?.close()
     }
 
+    /// The identity of the accesses to this connection in ``ThreadAccesses``.
+    var identity: ObjectIdentifier { ObjectIdentifier(self) }
+
     /// Whether the connection is open.
     var isOpen: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return database != nil
+        lock.withLock { database != nil }
     }
 
-    /// Whether the calling thread is inside an access.
-    var isAccessedByCurrentThread: Bool {
-        let thread = currentThreadID()
-        condition.lock()
-        defer { condition.unlock() }
-        return isBusy && ownerThread == thread
+    /// Throws when the calling thread is inside an access to this connection (or, for a pool, to its readers).
+    func checkNotReentrant(_ what: String) throws {
+        if ThreadAccesses.contains(identity) { throw ThreadAccesses.reentryError(what, ownerName: ownerName) }
+    }
+
+    /// Records the calling thread as inside an access; throws when it is inside one already.
+    @inline(__always)
+    private func enter() throws -> ThreadAccessList {
+        guard let list = ThreadAccesses.enter(identity) else {
+            throw ThreadAccesses.reentryError("an access started", ownerName: ownerName)
+        }
+        return list
     }
 
     /// Waits until the connection is free and takes it.
-    private func checkOut(_ kind: String) throws -> Database {
-        let thread = currentThreadID()
-        condition.lock()
-        defer { condition.unlock() }
-        if isBusy && ownerThread == thread {
-            throw DatabaseError.misuse(
-                "\(kind) started inside an access to the same \(ownerName) would wait for itself; "
-                    + "use the Database the enclosing access received", reason: .reentrantAccess)
-        }
-        while isBusy { condition.wait() }
+    private func checkOut() throws -> Database {
+        lock.lock()
+        defer { lock.unlock() }
+        while isBusy { lock.wait() }
         guard let database else {
             throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
         }
         isBusy = true
-        ownerThread = thread
         return database
     }
 
     /// Takes the connection when it is free, without waiting; `nil` when another access holds it.
     private func checkOutIfFree() throws -> Database? {
-        let thread = currentThreadID()
-        condition.lock()
-        defer { condition.unlock() }
-        if isBusy && ownerThread == thread {
-            throw DatabaseError.misuse(
-                "an access started inside an access to the same \(ownerName) would wait for itself; "
-                    + "use the Database the enclosing access received", reason: .reentrantAccess)
-        }
+        lock.lock()
+        defer { lock.unlock() }
         if isBusy { return nil }
         guard let database else {
             throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
         }
         isBusy = true
-        ownerThread = thread
         return database
     }
 
     /// Gives the connection back and wakes one waiting access.
     private func checkIn() {
-        condition.lock()
+        lock.lock()
         isBusy = false
-        ownerThread = 0
-        condition.signal()
-        condition.unlock()
+        lock.signal()
+        lock.unlock()
     }
 
     /// Runs `body` with the connection, alone, in a transaction of `kind` when it is not `nil`; ends it as
@@ -125,7 +97,9 @@ final class SerializedDatabase: @unchecked Sendable {
         cancellation: AccessCancellation? = nil,
         _ body: (Database) throws -> T
     ) throws -> T {
-        let database = try checkOut("an access")
+        let list = try enter()
+        defer { ThreadAccesses.leave(identity, from: list) }
+        let database = try checkOut()
         defer { checkIn() }
         return try Self.run(body, on: database, transaction: kind, cancellation: cancellation)
     }
@@ -189,73 +163,63 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Waits for the access in progress, then closes the connection. Later accesses throw until ``reopen()``.
     /// Closing a closed connection does nothing.
     func close() throws {
-        let thread = currentThreadID()
-        condition.lock()
-        defer { condition.unlock() }
-        if isBusy && ownerThread == thread {
-            throw DatabaseError.misuse(
-                "close() inside an access to the same \(ownerName) would wait for itself", reason: .reentrantAccess)
-        }
-        while isBusy { condition.wait() }
+        try checkNotReentrant("close()")
+        lock.lock()
+        defer { lock.unlock() }
+        while isBusy { lock.wait() }
         database?.close()
         database = nil
-        condition.broadcast()
+        lock.broadcast()
     }
 
     /// Opens the connection again with the same recipe; does nothing when it is open.
     func reopen() throws {
-        let thread = currentThreadID()
-        condition.lock()
-        defer { condition.unlock() }
-        if isBusy && ownerThread == thread {
-            throw DatabaseError.misuse(
-                "reopen() inside an access to the same \(ownerName) would wait for itself", reason: .reentrantAccess)
-        }
-        while isBusy { condition.wait() }
+        try checkNotReentrant("reopen()")
+        lock.lock()
+        defer { lock.unlock() }
+        while isBusy { lock.wait() }
         guard database == nil else { return }
         database = try recipe.open()
-        condition.broadcast()
+        lock.broadcast()
     }
 
     /// Runs `body` with the connection, in a transaction of `kind` when it is not `nil` (taken here rather than in a
-    /// closure around `body`, which would cost an allocation per access), and interrupts the running statement when
-    /// the awaiting task is cancelled.
-    ///
-    /// When the connection is free and ``InPlaceAccessGate`` admits it, the access runs at once on the calling
-    /// task's thread, like any synchronous code in an async function. Otherwise it moves to ``dispatchQueue``, and
-    /// waits for the connection and runs there, so no thread of Swift's cooperative pool is held waiting.
+    /// closure around `body`, which would cost an allocation per access), through ``AsyncHandOff``: in place when
+    /// the connection is free, else on ``dispatchQueue``.
     func asyncAccess<T: Sendable>(
         transaction kind: Database.TransactionKind? = nil,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        if Task.isCancelled { throw CancellationError() }
-        let gate = InPlaceAccessGate.shared
-        if gate.tryEnter() {
-            defer { gate.leave() }
-            if let database = try checkOutIfFree() {
-                defer { checkIn() }
-                let cancellation = inPlaceCancellation
-                cancellation.begin(database.interruptHandle)
-                return try await withTaskCancellationHandler {
-                    // A task cancelled before the handler was installed ran `onCancel` when it was installed, before
-                    // any statement ran, so the interruption did nothing: the access must not start.
-                    if Task.isCancelled { throw CancellationError() }
-                    return try Self.runStarted(body, on: database, transaction: kind, cancellation: cancellation)
-                } onCancel: {
-                    cancellation.cancel()
+        try await AsyncHandOff.perform(
+            take: { () throws -> (Database, ThreadAccessList)? in
+                let list = try enter()
+                do {
+                    if let database = try checkOutIfFree() { return (database, list) }
+                } catch {
+                    ThreadAccesses.leave(identity, from: list)
+                    throw error
                 }
-            }
-        }
-        let cancellation = AccessCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+                ThreadAccesses.leave(identity, from: list)
+                return nil
+            },
+            cancellationFor: { taken in
+                inPlaceCancellation.begin(taken.0.interruptHandle)
+                return inPlaceCancellation
+            },
+            run: { taken, cancellation in
+                defer {
+                    checkIn()
+                    ThreadAccesses.leave(identity, from: taken.1)
+                }
+                // A task cancelled before its cancellation handler was installed ran `onCancel` when it was
+                // installed, before any statement ran, so the interruption did nothing: the access must not start.
+                if Task.isCancelled { throw CancellationError() }
+                return try Self.runStarted(body, on: taken.0, transaction: kind, cancellation: cancellation)
+            },
+            elsewhere: { cancellation, completion in
                 dispatchQueue.async {
-                    continuation.resume(
-                        with: Result { try self.access(transaction: kind, cancellation: cancellation, body) })
+                    completion(Result { try self.access(transaction: kind, cancellation: cancellation, body) })
                 }
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
+            })
     }
 }

@@ -1,90 +1,194 @@
 import Foundation
 
-#if canImport(Darwin)
+#if os(Windows)
+    import WinSDK
+#elseif canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
+#elseif canImport(Android)
+    import Android
 #endif
 
-/// The pools whose accesses the calling thread is inside, for ``DatabasePool``'s re-entry check.
+/// The queues and pools whose accesses the calling thread is inside: the one re-entry check of the toolkit.
 ///
-/// Kept per thread (in thread-specific storage), so checking and recording an access takes no lock that other
-/// threads use: a pool-wide lock taken by every access made the writer wait behind the readers' bookkeeping, and a
-/// writer that waits for a lock on a machine whose cores the readers keep busy waits for a whole scheduling slice.
+/// An access to a queue or a pool records its owner here for as long as it runs, and an access, `close()` or
+/// `reopen()` started on a thread that is inside an access to the same owner throws
+/// ``DatabaseError/Reason/reentrantAccess`` instead of waiting for itself. Kept per thread (in thread-local
+/// storage), so checking and recording takes no lock that other threads use: a lock shared by every access made
+/// the pool's writer wait behind the readers' bookkeeping.
+///
+/// An async access that runs in place runs its synchronous body without suspending, so it starts and ends on one
+/// thread, like a blocking one.
 enum ThreadAccesses {
-    /// Whether the calling thread is inside an access to `owner`.
-    static func contains(_ owner: ObjectIdentifier) -> Bool {
-        withList { $0.owners.contains(owner) }
-    }
-
-    /// Records that the calling thread entered an access to `owner`.
-    static func enter(_ owner: ObjectIdentifier) {
-        withList { $0.owners.append(owner) }
+    /// Records that the calling thread entered an access to `owner`, and returns its list for ``leave(_:from:)``;
+    /// `nil`, recording nothing, when the thread is inside an access to `owner` already.
+    @inline(__always)
+    static func enter(_ owner: ObjectIdentifier) -> ThreadAccessList? {
+        let list = ThreadAccessList.current()
+        if list.contains(owner) { return nil }
+        list.push(owner)
+        return list
     }
 
     /// Records that the calling thread left its innermost access to `owner`.
-    static func leave(_ owner: ObjectIdentifier) {
-        withList { list in
-            if let index = list.owners.lastIndex(of: owner) { list.owners.remove(at: index) }
-        }
+    @inline(__always)
+    static func leave(_ owner: ObjectIdentifier, from list: ThreadAccessList) {
+        list.pop(owner)
+        if list.isFallback, list.isEmpty { fallbackLists.remove(list) }
     }
 
-    private static func withList<T>(_ body: (ThreadAccessList) -> T) -> T {
+    /// Whether the calling thread is inside an access to `owner`.
+    static func contains(_ owner: ObjectIdentifier) -> Bool {
+        let list = ThreadAccessList.current()
+        defer { if list.isFallback, list.isEmpty { fallbackLists.remove(list) } }
+        return list.contains(owner)
+    }
+
+    /// The error of an access, `close()` or `reopen()` started inside an access to the same owner.
+    static func reentryError(_ what: String, ownerName: String) -> DatabaseError {
+        DatabaseError.misuse(
+            "\(what) inside an access to the same \(ownerName) would wait for itself; "
+                + "use the Database the enclosing access received", reason: .reentrantAccess)
+    }
+}
+
+/// One thread's accesses, innermost last; touched only by that thread. Nesting is rare and shallow, so the owners of
+/// the innermost access and of the one around it are kept inline and deeper ones in an array.
+final class ThreadAccessList {
+    private var innermost: ObjectIdentifier?
+    private var outer: [ObjectIdentifier] = []
+    /// Whether the list lives in ``fallbackLists`` (no thread-local storage was available) rather than in the thread.
+    let isFallback: Bool
+    /// The thread the list belongs to, for ``fallbackLists``.
+    let thread: UInt
+
+    init(isFallback: Bool, thread: UInt) {
+        self.isFallback = isFallback
+        self.thread = thread
+    }
+
+    var isEmpty: Bool { innermost == nil }
+
+    @inline(__always)
+    func contains(_ owner: ObjectIdentifier) -> Bool {
+        guard let innermost else { return false }
+        return innermost == owner || (!outer.isEmpty && outer.contains(owner))
+    }
+
+    @inline(__always)
+    func push(_ owner: ObjectIdentifier) {
+        if let innermost { outer.append(innermost) }
+        innermost = owner
+    }
+
+    @inline(__always)
+    func pop(_ owner: ObjectIdentifier) {
+        // Accesses end in the order opposite to their start, so `owner` is the innermost one.
+        innermost = outer.popLast()
+    }
+
+    /// The calling thread's list, made on its first access.
+    @inline(__always)
+    static func current() -> ThreadAccessList {
+        if let key = threadAccessListKey, let pointer = ThreadLocalSlot.get(key) {
+            return Unmanaged<ThreadAccessList>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> ThreadAccessList {
         if let key = threadAccessListKey {
-            if let pointer = pthread_getspecific(key) {
-                return body(Unmanaged<ThreadAccessList>.fromOpaque(pointer).takeUnretainedValue())
-            }
-            let list = ThreadAccessList()
-            if pthread_setspecific(key, Unmanaged.passRetained(list).toOpaque()) == 0 { return body(list) }
+            let list = ThreadAccessList(isFallback: false, thread: 0)
+            if ThreadLocalSlot.set(key, Unmanaged.passRetained(list).toOpaque()) { return list }
             Unmanaged.passUnretained(list).release()
         }
-        return fallbackLists.withList(of: currentThreadID(), body)
+        return fallbackLists.list(of: ThreadLocalSlot.currentThreadID())
     }
 }
 
-/// One thread's list; touched only by that thread.
-final class ThreadAccessList {
-    var owners: [ObjectIdentifier] = []
-}
+/// The thread-local storage key of the lists, or `nil` when the process ran out of keys (then ``fallbackLists``
+/// serves).
+private let threadAccessListKey: ThreadLocalSlot.Key? = ThreadLocalSlot.makeKey()
 
-/// The thread-specific storage key, or `nil` when the process ran out of keys (then ``fallbackLists`` serves).
-private let threadAccessListKey: pthread_key_t? = {
-    var key = pthread_key_t()
-    guard pthread_key_create(&key, releaseThreadAccessList) == 0 else { return nil }
-    return key
-}()
+/// A slot of thread-local storage holding a retained ``ThreadAccessList``, released when its thread ends.
+private enum ThreadLocalSlot {
+    #if os(Windows)
+        typealias Key = DWORD
+
+        static func makeKey() -> Key? {
+            // Fiber-local storage: unlike TlsAlloc, it calls a destructor when the thread (or fiber) ends.
+            let key = FlsAlloc { pointer in
+                guard let pointer else { return }
+                Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
+            }
+            return key == FLS_OUT_OF_INDEXES ? nil : key
+        }
+
+        @inline(__always)
+        static func get(_ key: Key) -> UnsafeMutableRawPointer? { FlsGetValue(key) }
+
+        static func set(_ key: Key, _ value: UnsafeMutableRawPointer) -> Bool { FlsSetValue(key, value) }
+
+        static func currentThreadID() -> UInt { UInt(GetCurrentThreadId()) }
+    #else
+        typealias Key = pthread_key_t
+
+        static func makeKey() -> Key? {
+            var key = pthread_key_t()
+            guard pthread_key_create(&key, releaseList) == 0 else { return nil }
+            return key
+        }
+
+        @inline(__always)
+        static func get(_ key: Key) -> UnsafeMutableRawPointer? { pthread_getspecific(key) }
+
+        static func set(_ key: Key, _ value: UnsafeMutableRawPointer) -> Bool { pthread_setspecific(key, value) == 0 }
+
+        static func currentThreadID() -> UInt {
+            #if canImport(Darwin)
+                UInt(bitPattern: pthread_self())
+            #else
+                UInt(pthread_self())
+            #endif
+        }
+    #endif
+}
 
 #if canImport(Darwin)
-    private func releaseThreadAccessList(_ pointer: UnsafeMutableRawPointer) {
+    private func releaseList(_ pointer: UnsafeMutableRawPointer) {
         Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
     }
-#else
-    private func releaseThreadAccessList(_ pointer: UnsafeMutableRawPointer?) {
+#elseif !os(Windows)
+    private func releaseList(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
         Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
     }
 #endif
 
-/// The lists by thread, when thread-specific storage is not available.
+/// The lists by thread, when thread-local storage is not available.
 private let fallbackLists = FallbackThreadAccessLists()
 
 private final class FallbackThreadAccessLists: @unchecked Sendable {
     // @unchecked Sendable: `lists` is read and written only while holding `lock`; each list is then used only by its
     // own thread.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var lists: [UInt: ThreadAccessList] = [:]
 
-    func withList<T>(of thread: UInt, _ body: (ThreadAccessList) -> T) -> T {
-        let list = lock.withLock {
+    func list(of thread: UInt) -> ThreadAccessList {
+        lock.withLock {
             if let list = lists[thread] { return list }
-            let list = ThreadAccessList()
+            let list = ThreadAccessList(isFallback: true, thread: thread)
             lists[thread] = list
             return list
         }
-        let result = body(list)
-        if list.owners.isEmpty { lock.withLock { _ = lists.removeValue(forKey: thread) } }
-        return result
+    }
+
+    /// Forgets an empty list, so a process that makes many threads does not keep one per thread it ever had.
+    func remove(_ list: ThreadAccessList) {
+        lock.withLock { _ = lists.removeValue(forKey: list.thread) }
     }
 }

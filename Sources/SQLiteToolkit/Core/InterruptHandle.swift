@@ -8,7 +8,7 @@ import SQLiteBindings
 public final class InterruptHandle: @unchecked Sendable {
     // @unchecked Sendable: `connection` is read and cleared only while holding `lock`, and
     // sqlite3_interrupt may be called from any thread while the connection is open.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var connection: ConnectionHandle?
 
     init(_ connection: ConnectionHandle) {

@@ -1,0 +1,131 @@
+import Foundation
+
+#if os(Windows)
+    import WinSDK
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
+
+/// The one lock of the toolkit: a mutex with a condition variable, for the state the queues and pools share between
+/// threads. Every `@unchecked Sendable` type of the toolkit names the `Lock` that protects its state.
+///
+/// Why not `Synchronization.Mutex`: it needs macOS 15, iOS 18, tvOS 18 and watchOS 11, above the deployment targets
+/// the package supports, and it has no condition variable, which a queue's and a pool's waiting accesses need. Why
+/// not `NSLock` and `NSCondition`: they are Foundation classes (not in `FoundationEssentials`), and two types where
+/// one serves. This one is the platform's own mutex and condition variable: `pthread_mutex_t` and `pthread_cond_t`
+/// on Apple platforms, Linux (glibc and musl) and Android; `SRWLOCK` and `CONDITION_VARIABLE` on Windows. Both are
+/// allocated once, at a stable address, since neither may move after it is initialized.
+final class Lock: @unchecked Sendable {
+    // @unchecked Sendable: the mutex and the condition variable are made to be shared between threads.
+    #if os(Windows)
+        private let mutex: UnsafeMutablePointer<SRWLOCK>
+        private let condition: UnsafeMutablePointer<CONDITION_VARIABLE>
+    #else
+        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        private let condition: UnsafeMutablePointer<pthread_cond_t>
+    #endif
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        condition = .allocate(capacity: 1)
+        #if os(Windows)
+            InitializeSRWLock(mutex)
+            InitializeConditionVariable(condition)
+        #else
+            // Neither call can fail with default attributes but for lack of memory, which allocation would have
+            // met first.
+            _ = pthread_mutex_init(mutex, nil)
+            _ = pthread_cond_init(condition, nil)
+        #endif
+    }
+
+    deinit {
+        #if !os(Windows)
+            pthread_cond_destroy(condition)
+            pthread_mutex_destroy(mutex)
+        #endif
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Takes the lock, waiting while another thread holds it.
+    @inline(__always)
+    func lock() {
+        #if os(Windows)
+            AcquireSRWLockExclusive(mutex)
+        #else
+            pthread_mutex_lock(mutex)
+        #endif
+    }
+
+    /// Gives the lock back.
+    @inline(__always)
+    func unlock() {
+        #if os(Windows)
+            ReleaseSRWLockExclusive(mutex)
+        #else
+            pthread_mutex_unlock(mutex)
+        #endif
+    }
+
+    /// Runs `body` holding the lock.
+    @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
+    /// Called holding the lock: gives it back until ``signal()`` or ``broadcast()`` wakes this thread (or a spurious
+    /// wake-up does: callers wait in a loop over their condition), then takes it again.
+    func wait() {
+        #if os(Windows)
+            _ = SleepConditionVariableSRW(condition, mutex, INFINITE, 0)
+        #else
+            pthread_cond_wait(condition, mutex)
+        #endif
+    }
+
+    /// ``wait()`` until `deadline` at the latest: `false` when the deadline passed without a wake-up.
+    func wait(until deadline: Date) -> Bool {
+        let seconds = deadline.timeIntervalSinceNow
+        guard seconds > 0 else { return false }
+        #if os(Windows)
+            // The wait is in whole milliseconds, below INFINITE (which means no deadline).
+            let milliseconds = DWORD(min((seconds * 1000).rounded(.up), Double(INFINITE - 1)))
+            return SleepConditionVariableSRW(condition, mutex, milliseconds, 0)
+        #else
+            // pthread_cond_timedwait takes an absolute CLOCK_REALTIME time, the clock `Date` reads.
+            let absolute = deadline.timeIntervalSince1970
+            let whole = absolute.rounded(.down)
+            var time = timespec()
+            time.tv_sec = Int(min(whole, Double(Int32.max) * 4))
+            time.tv_nsec = Int(min((absolute - whole) * 1_000_000_000, 999_999_999))
+            return pthread_cond_timedwait(condition, mutex, &time) == 0
+        #endif
+    }
+
+    /// Wakes one thread waiting in ``wait()``. Called holding the lock.
+    func signal() {
+        #if os(Windows)
+            WakeConditionVariable(condition)
+        #else
+            pthread_cond_signal(condition)
+        #endif
+    }
+
+    /// Wakes every thread waiting in ``wait()``. Called holding the lock.
+    func broadcast() {
+        #if os(Windows)
+            WakeAllConditionVariable(condition)
+        #else
+            pthread_cond_broadcast(condition)
+        #endif
+    }
+}
