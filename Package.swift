@@ -51,11 +51,6 @@ let package = Package(
             dependencies: ["BindgenCore"],
             path: "Generator/Sources/sqltk-bindgen"
         ),
-        // Writes numbered transactions until it is killed: the crash-safety tests SIGKILL it. Not a product.
-        .executableTarget(
-            name: "sqltk-crash-writer",
-            dependencies: ["SQLiteToolkit"]
-        ),
         // The command-line SQL shell: uses SQLiteToolkit's public API only, like any program.
         .executableTarget(
             name: "sqltk",
@@ -94,7 +89,14 @@ let package = Package(
         // test. No product, so the package's users never see it; the tests depend on it so it is built first.
         .executableTarget(
             name: "sqltk-test-helper",
-            dependencies: ["SQLiteToolkit"]
+            dependencies: ["SQLiteToolkit"],
+            path: "Tests/Helpers/sqltk-test-helper"
+        ),
+        // Writes numbered transactions until it is killed: the crash-safety tests SIGKILL it. Not a product.
+        .executableTarget(
+            name: "sqltk-crash-writer",
+            dependencies: ["SQLiteToolkit"],
+            path: "Tests/Helpers/sqltk-crash-writer"
         ),
         .testTarget(
             name: "SQLiteToolkitTests",
