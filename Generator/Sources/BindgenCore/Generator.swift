@@ -74,8 +74,9 @@ public struct Generator {
     let header: CHeader
     let specFiles: [(name: String, file: SpecFile)]
 
-    /// The command that regenerates the output, written at the top of every file.
-    public static let regenerateCommand = "swift run sqltk-bindgen"
+    /// The command that regenerates the output, written at the top of every file. It runs from the repository root;
+    /// the generator is a package of its own, so that the library's users never see it among the products.
+    public static let regenerateCommand = "swift run --package-path Generator sqltk-bindgen"
 
     /// Reads the header through `clang` and every `*.json` file of `specDirectory`.
     public init(header: String, specDirectory: String, clang: String) throws {
