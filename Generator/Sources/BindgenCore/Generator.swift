@@ -24,6 +24,8 @@ public enum GeneratorError: Error, CustomStringConvertible, Equatable {
     case unreadableSpec(file: String, message: String)
     /// An external tool (clang, swift format) failed.
     case toolFailed(tool: String, message: String)
+    /// The argument overloads were asked for a largest arity outside the range the generator supports.
+    case unsupportedArity(Int, supported: ClosedRange<Int>)
 
     /// A sentence naming what is wrong and where.
     public var description: String {
@@ -50,6 +52,9 @@ public enum GeneratorError: Error, CustomStringConvertible, Equatable {
             "cannot read the spec file \(file): \(message)"
         case .toolFailed(let tool, let message):
             "\(tool) failed: \(message)"
+        case .unsupportedArity(let arity, let supported):
+            "cannot generate argument overloads up to \(arity) arguments: the largest arity must be in "
+                + "\(supported.lowerBound)...\(supported.upperBound)"
         }
     }
 }

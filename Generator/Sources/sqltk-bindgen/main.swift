@@ -5,14 +5,23 @@ import Foundation
 // with `swift run sqltk-bindgen ...`); default paths are found from the repository root either way.
 //   swift run --package-path Generator sqltk-bindgen [--check | --coverage | --draft]
 //       Sources/SQLiteBindings/Generated from the prefixed sqlite3.h and Generator/Spec
+//   swift run --package-path Generator sqltk-bindgen overloads [--check]
+//       the fixed-arity argument overloads (Sources/SQLiteToolkit/Generated) and the test calls of each
+//
+// The overloads are a subcommand of this executable, not a second one: they are generated Swift under the same rules
+// (the same header line, `swift format` with the same configuration, the same `--check`), and one executable is one
+// command to remember and one thing to build. They need neither clang nor the installed header, so they are a
+// subcommand of their own rather than part of the default run, which needs the installed amalgamation.
 
 let usage = """
     usage: sqltk-bindgen [--check | --coverage | --draft] [--header PATH] [--spec DIR] [--output DIR] [--clang PATH]
+           sqltk-bindgen overloads [--check]
       (no mode)   write the generated bindings into the output folder
       --check     exit 1 when the committed files differ from what would be generated
       --coverage  print how many header functions the spec wraps and skips
       --draft     print skeleton spec entries for the functions the spec does not decide yet
       --partial   with no mode: write even though some functions are undecided (work in progress only)
+      overloads   write the fixed-arity argument overloads (with --check: exit 1 when they are stale)
     Paths given as options are relative to the current folder; the defaults are found from the repository root.
     """
 
@@ -26,6 +35,8 @@ func failUsage(_ message: String) -> Never {
 }
 
 var arguments = CommandLine.arguments.dropFirst()
+let overloads = arguments.first == "overloads"
+if overloads { arguments.removeFirst() }
 var mode = "write"
 var partial = false
 var options: [String: String] = [
@@ -33,6 +44,7 @@ var options: [String: String] = [
 ]
 let pathOptions = ["--header", "--spec", "--output", "--format-configuration"]
 while let argument = arguments.popFirst() {
+    if overloads && argument != "--check" { failUsage("unknown argument \(argument) for overloads") }
     switch argument {
     case "--check":
         mode = "check"
@@ -66,6 +78,28 @@ let currentDirectory = FileManager.default.currentDirectoryPath
 let formatConfiguration = path("--format-configuration", default: Repository.formatConfiguration)
 
 do {
+    if overloads {
+        let root = repositoryRoot()
+        let files = try ArgumentOverloads().files().mapValues {
+            try Formatter.format($0, configuration: formatConfiguration)
+        }
+        if mode == "check" {
+            let stale = Writer.stalePaths(files, root: root)
+            guard stale.isEmpty else {
+                fail(
+                    "generated argument overloads are stale: \(stale.joined(separator: ", ")); "
+                        + "run `\(ArgumentOverloads.regenerateCommand)`"
+                )
+            }
+            print("sqltk-bindgen overloads: \(files.count) generated files are up to date")
+        } else {
+            let written = try Writer.write(files, root: root)
+            let paths = files.keys.sorted().joined(separator: ", ")
+            print("sqltk-bindgen overloads: wrote \(paths) (\(written.count) changed)")
+        }
+        exit(0)
+    }
+
     let header = path("--header", default: Repository.header)
     guard FileManager.default.fileExists(atPath: header) else {
         fail("no header at \(header)")
