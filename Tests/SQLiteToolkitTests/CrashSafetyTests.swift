@@ -7,7 +7,7 @@ import Testing
 /// transaction is there in part. In the encrypted modes it also scans the database file, the `-wal` and the
 /// `-journal` after every kill for the text every row holds: it must never appear.
 ///
-/// The writer is `sqltk-crash-writer` (Sources/sqltk-crash-writer), built beside the tests. Each mode is killed
+/// The writer is `sqltk-crash-writer` (Tests/Helpers/sqltk-crash-writer), built beside the tests. Each mode is killed
 /// `SQLTK_CRASH_KILLS` times (default 8, a few seconds); `scripts/reliability-long` runs 200 per mode and prints the
 /// figures. `SQLTK_SEED` changes the kill moments.
 @Suite("Crash safety: SIGKILL during writes")
@@ -132,7 +132,7 @@ struct CrashSafetyTests {
         return Int(count)
     }
 
-    /// The writer's key for the encrypted modes and the text it stores in every row (Sources/sqltk-crash-writer).
+    /// The writer's key for the encrypted modes and the text it stores in every row (Tests/Helpers/sqltk-crash-writer).
     /// (Computed, not stored: a stored static `Data` shows up as a leak under LeakSanitizer.)
     static var key: String { String(repeating: "5a17c0de", count: 8) }
     static var marker: Data { Data("sqltk-crash-writer plaintext marker".utf8) }

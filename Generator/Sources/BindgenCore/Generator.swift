@@ -24,6 +24,8 @@ public enum GeneratorError: Error, CustomStringConvertible, Equatable {
     case unreadableSpec(file: String, message: String)
     /// An external tool (clang, swift format) failed.
     case toolFailed(tool: String, message: String)
+    /// The argument overloads were asked for a largest arity outside the range the generator supports.
+    case unsupportedArity(Int, supported: ClosedRange<Int>)
 
     /// A sentence naming what is wrong and where.
     public var description: String {
@@ -50,6 +52,9 @@ public enum GeneratorError: Error, CustomStringConvertible, Equatable {
             "cannot read the spec file \(file): \(message)"
         case .toolFailed(let tool, let message):
             "\(tool) failed: \(message)"
+        case .unsupportedArity(let arity, let supported):
+            "cannot generate argument overloads up to \(arity) arguments: the largest arity must be in "
+                + "\(supported.lowerBound)...\(supported.upperBound)"
         }
     }
 }
@@ -74,8 +79,9 @@ public struct Generator {
     let header: CHeader
     let specFiles: [(name: String, file: SpecFile)]
 
-    /// The command that regenerates the output, written at the top of every file.
-    public static let regenerateCommand = "swift run sqltk-bindgen"
+    /// The command that regenerates the output, written at the top of every file. It runs from the repository root;
+    /// the generator is a package of its own, so that the library's users never see it among the products.
+    public static let regenerateCommand = "swift run --package-path Generator sqltk-bindgen"
 
     /// Reads the header through `clang` and every `*.json` file of `specDirectory`.
     public init(header: String, specDirectory: String, clang: String) throws {

@@ -44,3 +44,28 @@ public enum Writer {
         }
     }
 }
+
+extension Writer {
+    /// Paths of `files` (relative to `root`) whose content differs from the file at that path or that are missing,
+    /// sorted. Used for generated files that share their folders with hand-written ones, so nothing else is looked at.
+    public static func stalePaths(_ files: [String: String], root: String) -> [String] {
+        files.keys.sorted().filter { relativePath in
+            let path = (root as NSString).appendingPathComponent(relativePath)
+            return (try? Data(contentsOf: URL(fileURLWithPath: path))) != files[relativePath].map { Data($0.utf8) }
+        }
+    }
+
+    /// Writes the stale ones of `files` (paths relative to `root`), creating their folders; removes nothing. Returns
+    /// the paths written.
+    @discardableResult
+    public static func write(_ files: [String: String], root: String) throws -> [String] {
+        let stale = stalePaths(files, root: root)
+        for relativePath in stale {
+            let url = URL(fileURLWithPath: (root as NSString).appendingPathComponent(relativePath))
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(files[relativePath, default: ""].utf8).write(to: url)
+        }
+        return stale
+    }
+}

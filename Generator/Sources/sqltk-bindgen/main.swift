@@ -1,60 +1,118 @@
 import BindgenCore
 import Foundation
 
-// sqltk-bindgen: generates Sources/SQLiteBindings/Generated from sqlite3.h and Generator/Spec.
-// Run from the package root: `swift run sqltk-bindgen [--check] [--coverage] [--draft]`.
+// sqltk-bindgen: the code generator of SQLiteToolkit. Run it from the repository root (or from inside Generator/,
+// with `swift run sqltk-bindgen ...`); default paths are found from the repository root either way.
+//   swift run --package-path Generator sqltk-bindgen [--check | --coverage | --draft]
+//       Sources/SQLiteBindings/Generated from the prefixed sqlite3.h and Generator/Spec
+//   swift run --package-path Generator sqltk-bindgen overloads [--check]
+//       the fixed-arity argument overloads (Sources/SQLiteToolkit/Generated) and the test calls of each
+//
+// The overloads are a subcommand of this executable, not a second one: they are generated Swift under the same rules
+// (the same header line, `swift format` with the same configuration, the same `--check`), and one executable is one
+// command to remember and one thing to build. They need neither clang nor the installed header, so they are a
+// subcommand of their own rather than part of the default run, which needs the installed amalgamation.
 
 let usage = """
     usage: sqltk-bindgen [--check | --coverage | --draft] [--header PATH] [--spec DIR] [--output DIR] [--clang PATH]
-      (no mode)   write the generated files into the output folder
+           sqltk-bindgen overloads [--check]
+      (no mode)   write the generated bindings into the output folder
       --check     exit 1 when the committed files differ from what would be generated
       --coverage  print how many header functions the spec wraps and skips
       --draft     print skeleton spec entries for the functions the spec does not decide yet
       --partial   with no mode: write even though some functions are undecided (work in progress only)
+      overloads   write the fixed-arity argument overloads (with --check: exit 1 when they are stale)
+    Paths given as options are relative to the current folder; the defaults are found from the repository root.
     """
 
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("sqltk-bindgen: error: \(message)\n".utf8))
+    exit(status)
+}
+
+func failUsage(_ message: String) -> Never {
+    fail("\(message)\n\(usage)", status: 2)
+}
+
+var arguments = CommandLine.arguments.dropFirst()
+let overloads = arguments.first == "overloads"
+if overloads { arguments.removeFirst() }
 var mode = "write"
 var partial = false
-var options = [
-    "--header": "sqlite-amalgamation/include/CSQLiteToolkit.h",
-    "--spec": "Generator/Spec",
-    "--output": "Sources/SQLiteBindings/Generated",
-    "--clang": ProcessInfo.processInfo.environment["CLANG"] ?? "clang",
-    "--format-configuration": ".swift-format",
+var options: [String: String] = [
+    "--clang": ProcessInfo.processInfo.environment["CLANG"] ?? "clang"
 ]
-var arguments = CommandLine.arguments.dropFirst()
+let pathOptions = ["--header", "--spec", "--output", "--format-configuration"]
 while let argument = arguments.popFirst() {
+    if overloads && argument != "--check" { failUsage("unknown argument \(argument) for overloads") }
     switch argument {
+    case "--check":
+        mode = "check"
     case "--partial":
         partial = true
-    case "--check", "--coverage", "--draft":
+    case "--coverage", "--draft":
         mode = String(argument.dropFirst(2))
-    case _ where options[argument] != nil:
-        guard let value = arguments.popFirst() else {
-            FileHandle.standardError.write(Data("\(argument) needs a value\n\(usage)\n".utf8))
-            exit(2)
-        }
+    case _ where pathOptions.contains(argument) || argument == "--clang":
+        guard let value = arguments.popFirst() else { failUsage("\(argument) needs a value") }
         options[argument] = value
     default:
-        FileHandle.standardError.write(Data("unknown argument \(argument)\n\(usage)\n".utf8))
-        exit(2)
+        failUsage("unknown argument \(argument)")
     }
 }
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("sqltk-bindgen: error: \(message)\n".utf8))
-    exit(1)
+let currentDirectory = FileManager.default.currentDirectoryPath
+/// The repository root, needed for every path the options leave to their defaults.
+@MainActor func repositoryRoot() -> String {
+    guard let root = Repository.root(containing: currentDirectory) else {
+        fail(
+            "no repository root (a folder with Generator/Spec and sqlite-amalgamation) at or above "
+                + "\(currentDirectory); run from the repository or its Generator folder"
+        )
+    }
+    return root
 }
-
-let header = options["--header", default: ""]
-guard FileManager.default.fileExists(atPath: header) else {
-    fail("no header at \(header); run from the package root after sqlite-amalgamation/fetch")
+/// The path an option names, or its default inside the repository.
+@MainActor func path(_ option: String, default relativePath: String) -> String {
+    options[option] ?? Repository.path(relativePath, in: repositoryRoot())
 }
+let formatConfiguration = path("--format-configuration", default: Repository.formatConfiguration)
 
 do {
+    if overloads {
+        let root = repositoryRoot()
+        let files = try ArgumentOverloads().files().mapValues {
+            try Formatter.format($0, configuration: formatConfiguration)
+        }
+        if mode == "check" {
+            let stale = Writer.stalePaths(files, root: root)
+            guard stale.isEmpty else {
+                fail(
+                    "generated argument overloads are stale: \(stale.joined(separator: ", ")); "
+                        + "run `\(ArgumentOverloads.regenerateCommand)`"
+                )
+            }
+            print("sqltk-bindgen overloads: \(files.count) generated files are up to date")
+        } else {
+            let written = try Writer.write(files, root: root)
+            let paths = files.keys.sorted().joined(separator: ", ")
+            print("sqltk-bindgen overloads: wrote \(paths) (\(written.count) changed)")
+        }
+        exit(0)
+    }
+
+    let header = path("--header", default: Repository.header)
+    guard FileManager.default.fileExists(atPath: header) else {
+        fail("no header at \(header)")
+    }
+    if options["--header"] == nil {
+        let installed = Repository.path(Repository.installedHeader, in: repositoryRoot())
+        guard FileManager.default.fileExists(atPath: installed) else {
+            fail("no installed SQLite header at \(installed); run sqlite-amalgamation/fetch first")
+        }
+    }
     let generator = try Generator(
         header: header,
-        specDirectory: options["--spec", default: ""],
+        specDirectory: path("--spec", default: Repository.spec),
         clang: options["--clang", default: "clang"]
     )
     switch mode {
@@ -68,14 +126,17 @@ do {
     case "draft":
         print(generator.draft())
     default:
-        let output = options["--output", default: ""]
+        let output = path("--output", default: Repository.bindingsOutput)
         let files = try generator.files(allowingUndecided: partial && mode != "check").mapValues {
-            try Formatter.format($0, configuration: options["--format-configuration", default: ""])
+            try Formatter.format($0, configuration: formatConfiguration)
         }
         let stale = try Writer.compare(files, directory: output)
         if mode == "check" {
             guard stale.isEmpty else {
-                fail("generated bindings are stale: \(stale.joined(separator: ", ")); run `swift run sqltk-bindgen`")
+                fail(
+                    "generated bindings are stale: \(stale.joined(separator: ", ")); "
+                        + "run `\(Generator.regenerateCommand)`"
+                )
             }
             print("sqltk-bindgen: \(files.count) generated files are up to date")
         } else {

@@ -12,11 +12,18 @@ enum Fixtures {
         }
     }
 
-    /// The package root, found from this file's path (`Tests/GeneratorTests/Fixtures.swift`).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
+    /// The repository root, found from this file's path (`Generator/Tests/GeneratorTests/Fixtures.swift`): the
+    /// generator's package lives in `Generator/`, its inputs and outputs in the repository around it.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The repository's `swift format` configuration, which every generated file is formatted with.
+    static var formatConfiguration: String {
+        repositoryRoot.appendingPathComponent(Repository.formatConfiguration).path
+    }
 
     /// The clang the generator runs; the Swift toolchain ships one.
     static let clang = ProcessInfo.processInfo.environment["CLANG"] ?? "clang"

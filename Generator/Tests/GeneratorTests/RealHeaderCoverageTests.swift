@@ -7,10 +7,10 @@ import Testing
 struct RealHeaderCoverageTests {
     @Test("Generator/Spec decides every function of CSQLiteToolkit.h")
     func decidesEveryFunction() throws {
-        let root = Fixtures.packageRoot
+        let root = Fixtures.repositoryRoot
         let generator = try Generator(
-            header: root.appendingPathComponent("sqlite-amalgamation/include/CSQLiteToolkit.h").path,
-            specDirectory: root.appendingPathComponent("Generator/Spec").path,
+            header: root.appendingPathComponent(Repository.header).path,
+            specDirectory: root.appendingPathComponent(Repository.spec).path,
             clang: Fixtures.clang
         )
         // Counted first with undecided functions allowed, so the numbers show even while the spec is incomplete.

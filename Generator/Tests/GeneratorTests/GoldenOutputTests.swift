@@ -30,8 +30,7 @@ struct GoldenOutputTests {
     @Test("each generated file, formatted, matches its hand-checked golden file", arguments: expectedFiles)
     func matchesGoldenFile(name: String) throws {
         let generated = try #require(try Fixtures.generator().files()[name])
-        let formatted = try Formatter.format(
-            generated, configuration: Fixtures.packageRoot.appendingPathComponent(".swift-format").path)
+        let formatted = try Formatter.format(generated, configuration: Fixtures.formatConfiguration)
         let goldenURL = try Fixtures.directory.appendingPathComponent("Golden/\(name).golden")
         let golden = try String(contentsOf: goldenURL, encoding: .utf8)
         if formatted != golden {
