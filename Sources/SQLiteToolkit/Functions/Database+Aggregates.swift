@@ -106,11 +106,11 @@ extension Database {
             },
             value: { context in
                 guard let evaluation = context.existingAggregateState(AggregateEvaluation<Function>.self) else {
-                    try FunctionResult.set(Function().value(), of: context, dates: dates)
+                    try Function().value().setResult(of: context, dateStorage: dates)
                     return
                 }
                 guard !evaluation.pointee.failed else { return }
-                try FunctionResult.set(evaluation.pointee.aggregate.value(), of: context, dates: dates)
+                try evaluation.pointee.aggregate.value().setResult(of: context, dateStorage: dates)
             },
             final: { context in
                 try Database.finish(context, Function.self, dates: dates) { try $0.finalize() }
@@ -152,6 +152,6 @@ extension Database {
     ) throws {
         let evaluation = context.takeAggregateState(AggregateEvaluation<Aggregate>.self) ?? AggregateEvaluation()
         guard !evaluation.failed else { return }
-        try FunctionResult.set(body(evaluation.aggregate), of: context, dates: dates)
+        try body(evaluation.aggregate).setResult(of: context, dateStorage: dates)
     }
 }

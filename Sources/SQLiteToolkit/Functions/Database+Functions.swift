@@ -125,7 +125,7 @@ extension Database {
             // A local counter passed inout, not captured by a nested function: no dynamic exclusivity check.
             var index = 0
             let result = try body(repeat try Database.readArgument((each Argument).self, arguments, &index, dates))
-            try FunctionResult.set(result, of: context, dates: dates)
+            try result.setResult(of: context, dateStorage: dates)
         }
     }
 
@@ -149,13 +149,13 @@ extension Database {
         if Database.involvesDates(A.self, Result.self) {
             let dates = configuration.dateStorage
             try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
-                let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: dates))
-                try FunctionResult.set(result, of: context, dates: dates)
+                let result = try body(A.read(from: arguments[0], dateStorage: dates))
+                try result.setResult(of: context, dateStorage: dates)
             }
         } else {
             try defineFunction(name, argumentCount: 1, options: options) { context, arguments in
-                let result = try body(FunctionArgument.read(A.self, from: arguments[0], dates: .unixSeconds))
-                try FunctionResult.set(result, of: context, dates: .unixSeconds)
+                let result = try body(A.read(from: arguments[0], dateStorage: .unixSeconds))
+                try result.setResult(of: context, dateStorage: .unixSeconds)
             }
         }
     }
@@ -177,16 +177,16 @@ extension Database {
             let dates = configuration.dateStorage
             try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
                 let result = try body(
-                    FunctionArgument.read(A.self, from: arguments[0], dates: dates),
-                    FunctionArgument.read(B.self, from: arguments[1], dates: dates))
-                try FunctionResult.set(result, of: context, dates: dates)
+                    A.read(from: arguments[0], dateStorage: dates),
+                    B.read(from: arguments[1], dateStorage: dates))
+                try result.setResult(of: context, dateStorage: dates)
             }
         } else {
             try defineFunction(name, argumentCount: 2, options: options) { context, arguments in
                 let result = try body(
-                    FunctionArgument.read(A.self, from: arguments[0], dates: .unixSeconds),
-                    FunctionArgument.read(B.self, from: arguments[1], dates: .unixSeconds))
-                try FunctionResult.set(result, of: context, dates: .unixSeconds)
+                    A.read(from: arguments[0], dateStorage: .unixSeconds),
+                    B.read(from: arguments[1], dateStorage: .unixSeconds))
+                try result.setResult(of: context, dateStorage: .unixSeconds)
             }
         }
     }
@@ -207,10 +207,10 @@ extension Database {
         let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: 3, options: options) { context, arguments in
             let result = try body(
-                FunctionArgument.read(A.self, from: arguments[0], dates: dates),
-                FunctionArgument.read(B.self, from: arguments[1], dates: dates),
-                FunctionArgument.read(C.self, from: arguments[2], dates: dates))
-            try FunctionResult.set(result, of: context, dates: dates)
+                A.read(from: arguments[0], dateStorage: dates),
+                B.read(from: arguments[1], dateStorage: dates),
+                C.read(from: arguments[2], dateStorage: dates))
+            try result.setResult(of: context, dateStorage: dates)
         }
     }
 
@@ -250,7 +250,7 @@ extension Database {
         _ index: inout Int,
         _ dates: DateStorage
     ) throws -> Value {
-        let value = try FunctionArgument.read(Value.self, from: arguments[index], dates: dates)
+        let value = try Value.read(from: arguments[index], dateStorage: dates)
         index += 1
         return value
     }
@@ -284,7 +284,7 @@ extension Database {
         let dates = configuration.dateStorage
         try defineFunction(name, argumentCount: argumentCount, options: options) { context, arguments in
             let result = try body(FunctionValues(arguments, dates: dates))
-            try FunctionResult.set(result, of: context, dates: dates)
+            try result.setResult(of: context, dateStorage: dates)
         }
     }
 

@@ -41,7 +41,7 @@ public struct FunctionValues {
     @inlinable
     public func value<T: DatabaseValueConvertible>(at index: Int, as type: T.Type = T.self) throws -> T {
         guard index >= 0, index < arguments.count else { throw outOfRange(index) }
-        return try FunctionArgument.read(T.self, from: arguments[index], dates: dates)
+        return try T.read(from: arguments[index], dateStorage: dates)
     }
 
     /// The error for an argument index out of range, boxed out of line, so ``value(at:as:)`` stays small enough to

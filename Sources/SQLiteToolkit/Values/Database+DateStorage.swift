@@ -37,27 +37,32 @@ extension Database {
     }
 }
 
-/// The conversions between `Date` and the forms of ``Database/DateStorage``.
+/// The conversions between `Date` and the forms of ``Database/DateStorage``: the one place dates are converted, for
+/// statements (binding, reading columns) and for custom functions (arguments and results) alike.
 @usableFromInline
 enum DateStorageCoding {
     /// The Julian day number of 1970-01-01 00:00:00 UTC.
     static let julianDayOfUnixEpoch = 2_440_587.5
     static let secondsPerDay = 86_400.0
 
-    /// Binds `date` to parameter `index` of `handle` in the form `storage` asks for.
+    /// What a date is stored as: a REAL or a TEXT.
     @usableFromInline
-    static func bind(_ date: Date, as storage: Database.DateStorage, to handle: StatementHandle, at index: Int32)
-        throws
-    {
+    enum StoredForm {
+        case real(Double)
+        case text(String)
+    }
+
+    /// The form `storage` stores `date` in; throws for a date the ISO-8601 form cannot hold.
+    @usableFromInline
+    static func storedForm(of date: Date, as storage: Database.DateStorage) throws -> StoredForm {
         switch storage {
         case .unixSeconds:
-            try date.timeIntervalSince1970.bind(to: handle, at: index)
+            return .real(date.timeIntervalSince1970)
         case .julianDay:
-            try (date.timeIntervalSince1970 / secondsPerDay + julianDayOfUnixEpoch).bind(to: handle, at: index)
+            return .real(date.timeIntervalSince1970 / secondsPerDay + julianDayOfUnixEpoch)
         case .iso8601:
-            let wrapped = ISO8601Date(date)
-            guard wrapped.isRepresentable else { throw unrepresentableError }
-            try wrapped.databaseValue.bind(to: handle, at: index)
+            guard let text = ISO8601Date(date).text else { throw unrepresentableError }
+            return .text(text)
         }
     }
 
@@ -72,23 +77,84 @@ enum DateStorageCoding {
         }
     }
 
-    /// Reads column `index` of `handle`'s current row as a date, numbers in the unit of `storage`.
+    /// Reads a stored value as a date: numbers (and numeric text, what a number becomes in a column declared
+    /// `TEXT`) in the unit of `storage`, other text as ISO-8601 or as SQLite's `YYYY-MM-DD HH:MM:SS[.SSS]` (UTC).
     @usableFromInline
-    static func read(from handle: StatementHandle, at index: Int32, as storage: Database.DateStorage) throws -> Date {
-        switch handle.columnType(index) {
+    static func read<Source: StoredValueSource>(_ source: Source, as storage: Database.DateStorage) throws -> Date {
+        switch source.storageClass {
         case .integer:
-            return date(fromNumber: Double(handle.columnInt64(index)), as: storage)
+            return date(fromNumber: Double(source.int64()), as: storage)
         case .float:
-            return date(fromNumber: handle.columnDouble(index), as: storage)
+            return date(fromNumber: source.double(), as: storage)
         case .text:
-            let text = handle.columnText(index) ?? ""
+            let text = source.text() ?? ""
             if let number = DateParsing.unixSeconds(from: text) { return date(fromNumber: number, as: storage) }
             if let date = DateParsing.date(from: text) { return date }
-            throw readMismatch(.text(text), as: Date.self)
+            throw source.mismatch(as: Date.self)
         case .null:
             return try Date.readNull()
         default:
-            throw readMismatch(DatabaseValue.read(from: handle, at: index), as: Date.self)
+            throw source.mismatch(as: Date.self)
         }
+    }
+}
+
+/// A stored value a conversion reads: a column of a statement's current row, or an argument of a custom function.
+/// Conversions written against it read both the same way.
+@usableFromInline
+protocol StoredValueSource {
+    /// The value's storage class.
+    var storageClass: Datatype { get }
+    /// The value as SQLite's 64-bit integer.
+    func int64() -> Int64
+    /// The value as a double.
+    func double() -> Double
+    /// The value as text; `nil` for NULL.
+    func text() -> String?
+    /// The error of a value that cannot be read as `type`, in the words the source's other reads use.
+    func mismatch<T>(as type: T.Type) -> DatabaseError
+}
+
+/// Column `index` of `handle`'s current row.
+@usableFromInline
+struct ColumnSource: StoredValueSource {
+    @usableFromInline let handle: StatementHandle
+    @usableFromInline let index: Int32
+
+    @inlinable
+    init(handle: StatementHandle, index: Int32) {
+        self.handle = handle
+        self.index = index
+    }
+
+    @usableFromInline var storageClass: Datatype { handle.columnType(index) }
+    @usableFromInline func int64() -> Int64 { handle.columnInt64(index) }
+    @usableFromInline func double() -> Double { handle.columnDouble(index) }
+    @usableFromInline func text() -> String? { handle.columnText(index) }
+
+    @usableFromInline
+    func mismatch<T>(as type: T.Type) -> DatabaseError {
+        readMismatch(DatabaseValue.read(from: handle, at: index), as: type)
+    }
+}
+
+/// An argument of a custom function.
+@usableFromInline
+struct FunctionArgumentSource: StoredValueSource {
+    @usableFromInline let value: ValueHandle
+
+    @inlinable
+    init(value: ValueHandle) {
+        self.value = value
+    }
+
+    @usableFromInline var storageClass: Datatype { value.valueType() }
+    @usableFromInline func int64() -> Int64 { value.valueInt64() }
+    @usableFromInline func double() -> Double { value.valueDouble() }
+    @usableFromInline func text() -> String? { value.valueString() }
+
+    @usableFromInline
+    func mismatch<T>(as type: T.Type) -> DatabaseError {
+        DatabaseError.mismatch("cannot read a \(value.valueType()) argument as \(T.self)")
     }
 }

@@ -17,13 +17,31 @@ extension Date: DatabaseValueConvertible {
     /// Binds the date in the form of the statement's connection's ``Database/Configuration/dateStorage``.
     @inlinable
     public func bind(to statement: Statement, at index: Int32) throws {
-        try DateStorageCoding.bind(self, as: statement.dateStorage, to: statement.handle, at: index)
+        switch try DateStorageCoding.storedForm(of: self, as: statement.dateStorage) {
+        case .real(let number): try number.bind(to: statement.handle, at: index)
+        case .text(let text): try text.bind(to: statement.handle, at: index)
+        }
     }
 
     /// Reads the date, numbers in the unit of the statement's connection's ``Database/Configuration/dateStorage``.
     @inlinable
     public static func read(from statement: Statement, at index: Int32) throws -> Date {
-        try DateStorageCoding.read(from: statement.handle, at: index, as: statement.dateStorage)
+        try DateStorageCoding.read(ColumnSource(handle: statement.handle, index: index), as: statement.dateStorage)
+    }
+
+    /// Reads a function argument as a date, numbers in the unit of `dateStorage`.
+    @inlinable
+    public static func read(from value: ValueHandle, dateStorage: Database.DateStorage) throws -> Date {
+        try DateStorageCoding.read(FunctionArgumentSource(value: value), as: dateStorage)
+    }
+
+    /// Makes the date a function's result in the form of `dateStorage`, as it binds.
+    @inlinable
+    public func setResult(of context: FunctionContext, dateStorage: Database.DateStorage) throws {
+        switch try DateStorageCoding.storedForm(of: self, as: dateStorage) {
+        case .real(let number): context.resultDouble(number)
+        case .text(let text): context.resultString(text)
+        }
     }
 
     /// A date from Unix seconds or from text in SQLite's or ISO-8601 format.

@@ -24,8 +24,13 @@ public struct ISO8601Date: DatabaseValueConvertible, Hashable, Sendable {
 
     /// The date as ISO-8601 text; NULL for a date the format cannot hold (binding such a date throws).
     public var databaseValue: DatabaseValue {
-        guard isRepresentable else { return .null }
-        return .text(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        text.map(DatabaseValue.text) ?? .null
+    }
+
+    /// The ISO-8601 text; `nil` for a date the format cannot hold.
+    var text: String? {
+        guard isRepresentable else { return nil }
+        return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// Binds the ISO-8601 text; throws `SQLITE_MISMATCH` for a date outside the years 0001 to 9999, NaN or an
@@ -39,6 +44,12 @@ public struct ISO8601Date: DatabaseValueConvertible, Hashable, Sendable {
         "an ISO8601Date outside the years 0001 to 9999 (or NaN) cannot be stored as ISO-8601 text",
         reason: .valueMismatch
     )
+
+    /// Makes the ISO-8601 text a function's result, whatever the connection's date storage; throws
+    /// `SQLITE_MISMATCH` for a date outside the years 0001 to 9999, NaN or an infinity.
+    public func setResult(of context: FunctionContext, dateStorage: Database.DateStorage) throws {
+        try date.setResult(of: context, dateStorage: .iso8601)
+    }
 
     /// A date from any form `Date` reads.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> ISO8601Date? {
