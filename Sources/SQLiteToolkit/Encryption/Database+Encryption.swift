@@ -56,7 +56,7 @@ extension Database {
     /// Reads the schema of `schema`; maps `SQLITE_NOTADB` to a typed reason.
     func verifyKey(schema: String, cipher: Cipher) throws {
         let connection = try connection()
-        let sql = "SELECT count(*) FROM \"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\".sqlite_schema"
+        let sql = "SELECT count(*) FROM \(try Database.schemaTable(schema))"
         let (code, statement) = connection.prepare(sql: sql, flags: [])
         var stepCode = code
         if code == .ok, let statement {
