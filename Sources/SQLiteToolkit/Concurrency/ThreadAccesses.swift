@@ -1,17 +1,5 @@
 import Foundation
 
-#if os(Windows)
-    import WinSDK
-#elseif canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Android)
-    import Android
-#endif
-
 /// The queues and pools whose accesses the calling thread is inside: the one re-entry check of the toolkit.
 ///
 /// An access to a queue or a pool records its owner here for as long as it runs, and an access, `close()` or
@@ -113,61 +101,6 @@ final class ThreadAccessList {
 /// The thread-local storage key of the lists, or `nil` when the process ran out of keys (then ``fallbackLists``
 /// serves).
 private let threadAccessListKey: ThreadLocalSlot.Key? = ThreadLocalSlot.makeKey()
-
-/// A slot of thread-local storage holding a retained ``ThreadAccessList``, released when its thread ends.
-private enum ThreadLocalSlot {
-    #if os(Windows)
-        typealias Key = DWORD
-
-        static func makeKey() -> Key? {
-            // Fiber-local storage: unlike TlsAlloc, it calls a destructor when the thread (or fiber) ends.
-            let key = FlsAlloc { pointer in
-                guard let pointer else { return }
-                Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
-            }
-            return key == FLS_OUT_OF_INDEXES ? nil : key
-        }
-
-        @inline(__always)
-        static func get(_ key: Key) -> UnsafeMutableRawPointer? { FlsGetValue(key) }
-
-        static func set(_ key: Key, _ value: UnsafeMutableRawPointer) -> Bool { FlsSetValue(key, value) }
-
-        static func currentThreadID() -> UInt { UInt(GetCurrentThreadId()) }
-    #else
-        typealias Key = pthread_key_t
-
-        static func makeKey() -> Key? {
-            var key = pthread_key_t()
-            guard pthread_key_create(&key, releaseList) == 0 else { return nil }
-            return key
-        }
-
-        @inline(__always)
-        static func get(_ key: Key) -> UnsafeMutableRawPointer? { pthread_getspecific(key) }
-
-        static func set(_ key: Key, _ value: UnsafeMutableRawPointer) -> Bool { pthread_setspecific(key, value) == 0 }
-
-        static func currentThreadID() -> UInt {
-            #if canImport(Darwin)
-                UInt(bitPattern: pthread_self())
-            #else
-                UInt(pthread_self())
-            #endif
-        }
-    #endif
-}
-
-#if canImport(Darwin)
-    private func releaseList(_ pointer: UnsafeMutableRawPointer) {
-        Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
-    }
-#elseif !os(Windows)
-    private func releaseList(_ pointer: UnsafeMutableRawPointer?) {
-        guard let pointer else { return }
-        Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
-    }
-#endif
 
 /// The lists by thread, when thread-local storage is not available.
 private let fallbackLists = FallbackThreadAccessLists()

@@ -77,10 +77,23 @@ enum DateStorageCoding {
         }
     }
 
+    /// Reads column `index` of `handle`'s current row as a date, numbers in the unit of `storage`.
+    @usableFromInline
+    static func read(from handle: StatementHandle, at index: Int32, as storage: Database.DateStorage) throws -> Date {
+        try read(ColumnSource(handle: handle, index: index), as: storage)
+    }
+
+    /// Reads a function argument as a date, numbers in the unit of `storage`.
+    @usableFromInline
+    static func read(from value: ValueHandle, as storage: Database.DateStorage) throws -> Date {
+        try read(FunctionArgumentSource(value: value), as: storage)
+    }
+
     /// Reads a stored value as a date: numbers (and numeric text, what a number becomes in a column declared
     /// `TEXT`) in the unit of `storage`, other text as ISO-8601 or as SQLite's `YYYY-MM-DD HH:MM:SS[.SSS]` (UTC).
-    @usableFromInline
-    static func read<Source: StoredValueSource>(_ source: Source, as storage: Database.DateStorage) throws -> Date {
+    private static func read<Source: StoredValueSource>(_ source: Source, as storage: Database.DateStorage) throws
+        -> Date
+    {
         switch source.storageClass {
         case .integer:
             return date(fromNumber: Double(source.int64()), as: storage)
@@ -101,7 +114,6 @@ enum DateStorageCoding {
 
 /// A stored value a conversion reads: a column of a statement's current row, or an argument of a custom function.
 /// Conversions written against it read both the same way.
-@usableFromInline
 protocol StoredValueSource {
     /// The value's storage class.
     var storageClass: Datatype { get }
@@ -116,44 +128,29 @@ protocol StoredValueSource {
 }
 
 /// Column `index` of `handle`'s current row.
-@usableFromInline
 struct ColumnSource: StoredValueSource {
-    @usableFromInline let handle: StatementHandle
-    @usableFromInline let index: Int32
+    let handle: StatementHandle
+    let index: Int32
 
-    @inlinable
-    init(handle: StatementHandle, index: Int32) {
-        self.handle = handle
-        self.index = index
-    }
+    var storageClass: Datatype { handle.columnType(index) }
+    func int64() -> Int64 { handle.columnInt64(index) }
+    func double() -> Double { handle.columnDouble(index) }
+    func text() -> String? { handle.columnText(index) }
 
-    @usableFromInline var storageClass: Datatype { handle.columnType(index) }
-    @usableFromInline func int64() -> Int64 { handle.columnInt64(index) }
-    @usableFromInline func double() -> Double { handle.columnDouble(index) }
-    @usableFromInline func text() -> String? { handle.columnText(index) }
-
-    @usableFromInline
     func mismatch<T>(as type: T.Type) -> DatabaseError {
         readMismatch(DatabaseValue.read(from: handle, at: index), as: type)
     }
 }
 
 /// An argument of a custom function.
-@usableFromInline
 struct FunctionArgumentSource: StoredValueSource {
-    @usableFromInline let value: ValueHandle
+    let value: ValueHandle
 
-    @inlinable
-    init(value: ValueHandle) {
-        self.value = value
-    }
+    var storageClass: Datatype { value.valueType() }
+    func int64() -> Int64 { value.valueInt64() }
+    func double() -> Double { value.valueDouble() }
+    func text() -> String? { value.valueString() }
 
-    @usableFromInline var storageClass: Datatype { value.valueType() }
-    @usableFromInline func int64() -> Int64 { value.valueInt64() }
-    @usableFromInline func double() -> Double { value.valueDouble() }
-    @usableFromInline func text() -> String? { value.valueString() }
-
-    @usableFromInline
     func mismatch<T>(as type: T.Type) -> DatabaseError {
         DatabaseError.mismatch("cannot read a \(value.valueType()) argument as \(T.self)")
     }

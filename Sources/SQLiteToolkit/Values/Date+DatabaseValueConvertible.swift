@@ -26,13 +26,13 @@ extension Date: DatabaseValueConvertible {
     /// Reads the date, numbers in the unit of the statement's connection's ``Database/Configuration/dateStorage``.
     @inlinable
     public static func read(from statement: Statement, at index: Int32) throws -> Date {
-        try DateStorageCoding.read(ColumnSource(handle: statement.handle, index: index), as: statement.dateStorage)
+        try DateStorageCoding.read(from: statement.handle, at: index, as: statement.dateStorage)
     }
 
     /// Reads a function argument as a date, numbers in the unit of `dateStorage`.
     @inlinable
     public static func read(from value: ValueHandle, dateStorage: Database.DateStorage) throws -> Date {
-        try DateStorageCoding.read(FunctionArgumentSource(value: value), as: dateStorage)
+        try DateStorageCoding.read(from: value, as: dateStorage)
     }
 
     /// Makes the date a function's result in the form of `dateStorage`, as it binds.

@@ -12,6 +12,9 @@ import Foundation
     import Android
 #endif
 
+// The platform's threading primitives the concurrency core is built on, in one file so that its platform imports
+// are in one place: the lock every queue and pool uses, and the thread-local slot of the re-entry check.
+
 /// The one lock of the toolkit: a mutex with a condition variable, for the state the queues and pools share between
 /// threads. Every `@unchecked Sendable` type of the toolkit names the `Lock` that protects its state.
 ///
@@ -129,3 +132,59 @@ final class Lock: @unchecked Sendable {
         #endif
     }
 }
+
+/// Thread-local storage for ``ThreadAccesses``: a slot per thread holding a retained ``ThreadAccessList``, released
+/// when its thread ends. pthread keys on Apple platforms, Linux and Android; fiber-local storage on Windows.
+enum ThreadLocalSlot {
+    #if os(Windows)
+        typealias Key = DWORD
+
+        static func makeKey() -> Key? {
+            // Fiber-local storage: unlike TlsAlloc, it calls a destructor when the thread (or fiber) ends.
+            let key = FlsAlloc { pointer in
+                guard let pointer else { return }
+                Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
+            }
+            return key == FLS_OUT_OF_INDEXES ? nil : key
+        }
+
+        @inline(__always)
+        static func get(_ key: Key) -> UnsafeMutableRawPointer? { FlsGetValue(key) }
+
+        static func set(_ key: Key, _ value: UnsafeMutableRawPointer) -> Bool { FlsSetValue(key, value) }
+
+        static func currentThreadID() -> UInt { UInt(GetCurrentThreadId()) }
+    #else
+        typealias Key = pthread_key_t
+
+        static func makeKey() -> Key? {
+            var key = pthread_key_t()
+            guard pthread_key_create(&key, releaseList) == 0 else { return nil }
+            return key
+        }
+
+        @inline(__always)
+        static func get(_ key: Key) -> UnsafeMutableRawPointer? { pthread_getspecific(key) }
+
+        static func set(_ key: Key, _ value: UnsafeMutableRawPointer) -> Bool { pthread_setspecific(key, value) == 0 }
+
+        static func currentThreadID() -> UInt {
+            #if canImport(Darwin)
+                UInt(bitPattern: pthread_self())
+            #else
+                UInt(pthread_self())
+            #endif
+        }
+    #endif
+}
+
+#if canImport(Darwin)
+    private func releaseList(_ pointer: UnsafeMutableRawPointer) {
+        Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
+    }
+#elseif !os(Windows)
+    private func releaseList(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
+    }
+#endif
