@@ -9,8 +9,8 @@ struct Prompt {
     let shell: Shell
 
     func run() {
-        let sqlite = SQLiteLibrary.version() ?? "?"
-        let ciphers = SQLiteLibrary.multipleCiphersVersion() ?? "?"
+        let sqlite = Database.sqliteVersion
+        let ciphers = Database.multipleCiphersVersion
         var banner = "sqltk: SQLite \(sqlite), \(ciphers)\nEnter .help for the dot-commands, .quit to leave.\n"
         if shell.databasePath == nil || shell.databasePath == ":memory:" {
             banner += "The database is in memory: it is gone when you leave.\n"
@@ -31,7 +31,7 @@ struct Prompt {
                 writeOutput(isContinuation ? "   ...> " : "sqltk> ")
                 flushOutput()
                 return readLine(strippingNewline: true)
-            }, stopsOnError: false)
+            }, source: .terminal, stopsOnError: false)
         // The input ended (Ctrl-D) with the cursor after a prompt: end that line.
         if flow == .proceed { writeOutput("\n") }
     }

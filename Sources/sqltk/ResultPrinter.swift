@@ -149,9 +149,16 @@ final class ResultPrinter {
         return String(number)
     }
 
-    /// An RFC 4180 field: quoted (with doubled quotes) when it holds a comma, a quote, or a line break.
+    /// An RFC 4180 field: quoted (with doubled quotes) when it holds a comma, a quote, a CR or an LF.
+    ///
+    /// The test runs on bytes, not characters: a CRLF is one `Character` in Swift, equal to neither `"\r"` nor
+    /// `"\n"`, so a character test let a field holding CRLF out unquoted, and no reader could read it back.
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        let needsQuotes = text.utf8.contains { byte in
+            byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
+                || byte == UInt8(ascii: "\r")
+        }
+        guard needsQuotes else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

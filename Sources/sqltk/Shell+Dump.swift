@@ -43,7 +43,8 @@ extension Shell {
         if isErrorTerminal && !isOutputTerminal {
             for table in tables where table.tableKind != "virtual" {
                 total +=
-                    try database.queryValue("SELECT count(*) FROM \(quotedIdentifier(table.name))", as: Int.self) ?? 0
+                    try database.queryValue(
+                        "SELECT count(*) FROM \(try Database.quoteIdentifier(table.name))", as: Int.self) ?? 0
             }
         }
         var done = 0
@@ -61,7 +62,7 @@ extension Shell {
                 let options = table.sql.lowercased().replacingOccurrences(of: " ", with: "")
                 if options.contains("content=''") || options.contains("content=\"\"") { continue }
                 if options.contains("content=") {
-                    let name = quotedIdentifier(table.name)
+                    let name = try Database.quoteIdentifier(table.name)
                     writeOutput("INSERT INTO \(name)(\(name)) VALUES('rebuild');\n")
                     continue
                 }
@@ -80,13 +81,13 @@ extension Shell {
     /// Prints an `INSERT` for every row of `table`, leaving out generated columns (which the `CREATE TABLE`
     /// computes again).
     private func dumpRows(of table: String, afterEachRow: () -> Void) throws {
-        let name = quotedIdentifier(table)
+        let name = try Database.quoteIdentifier(table)
         // table_xinfo's `hidden`: 0 for an ordinary column, 1 for a virtual table's hidden column, 2 and 3 for
         // generated ones.
         let columns = try database.query("SELECT name, hidden FROM pragma_table_xinfo(?)", table).map { row in
             (name: try row.value(at: 0) as String, hidden: try row.value(at: 1) as Int)
         }
-        let stored = columns.filter { $0.hidden == 0 }.map { quotedIdentifier($0.name) }
+        let stored = try columns.filter { $0.hidden == 0 }.map { try Database.quoteIdentifier($0.name) }
         guard !stored.isEmpty else { return }
         let prefix =
             stored.count == columns.count
