@@ -37,7 +37,10 @@ extension Database {
     /// Related SQLite documentation: <https://sqlite.org/c3ref/c_dbconfig_defensive.html>
     public func withDefensiveModeDisabled<T>(_ body: (Database) throws -> T) throws -> T {
         let connection = try connection()
-        let (code, previous) = connection.configure(.defensive, 0)
+        // sqlite3_db_config reports the setting after the call: -1 reads it without changing it.
+        let (readCode, previous) = connection.configure(.defensive, -1)
+        if readCode != .ok { throw error(readCode, sql: nil) }
+        let (code, _) = connection.configure(.defensive, 0)
         if code != .ok { throw error(code, sql: nil) }
         defer {
             // Turning a setting back on cannot fail on an open connection; the check is for a body that closed it.

@@ -161,7 +161,7 @@ final class Shell {
         } catch var error as DatabaseError {
             printer?.finish()
             // executeScript names the failing statement: when it appears once in the input, show the caret in the
-            // input's own lines, and count the line from there.
+            // input's own lines, and name the line where it starts.
             var statementOffset: Int?
             if let failing = error.sql, failing != sql, let range = sql.range(of: failing),
                 sql.range(of: failing, range: range.upperBound..<sql.endIndex) == nil
@@ -176,7 +176,8 @@ final class Shell {
                 statementOffset = 0
             }
             var errorLocation = location
-            if var located = location, let offset = (error.sql == sql ? error.errorOffset : nil) ?? statementOffset {
+            // The line where the failing statement starts, as the sqlite3 shell counts; the caret shows the rest.
+            if var located = location, let offset = statementOffset {
                 located.line += sql.utf8.prefix(offset).lazy.filter { $0 == UInt8(ascii: "\n") }.count
                 errorLocation = located
             }
