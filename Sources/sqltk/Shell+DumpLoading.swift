@@ -61,36 +61,49 @@ extension Shell {
     /// The `VALUES(...)` part of `sql` when it is the insert into the schema table that the sqlite3 shell writes for a
     /// virtual table, else `nil`.
     static func schemaRowValues(in sql: String) -> Substring? {
-        let bytes = sql.utf8
-        for table in ["sqlite_schema", "sqlite_master"] {
-            let expected = "insertinto\(table)(type,name,tbl_name,rootpage,sql)values(".utf8
-            var index = bytes.startIndex
-            var matched = expected.startIndex
-            var valuesStart: String.Index?
-            while index < bytes.endIndex && matched < expected.endIndex {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
-                    || byte == UInt8(ascii: "\r")
-                {
-                    index = bytes.index(after: index)
-                    continue
-                }
-                let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-                guard lowered == expected[matched] else { break }
-                // The "v" of VALUES: where the text to run starts.
-                if expected.distance(from: expected.startIndex, to: matched) == expected.count - 7 {
-                    valuesStart = index
-                }
-                matched = expected.index(after: matched)
-                index = bytes.index(after: index)
+        // Most statements of a dump are inserts into other tables: decide on the bytes, without String indices.
+        var sql = sql
+        let valuesOffset: Int? = sql.withUTF8 { bytes in
+            for expected in schemaInsertPrefixes {
+                if let offset = matchSchemaInsert(bytes, expected: expected) { return offset }
             }
-            if matched == expected.endIndex, let valuesStart { return sql[valuesStart...] }
+            return nil
         }
-        return nil
+        guard let valuesOffset else { return nil }
+        return sql[sql.utf8.index(sql.startIndex, offsetBy: valuesOffset)...]
+    }
+
+    /// What the sqlite3 shell writes before a virtual table's row, lowercased and without spaces, under the schema
+    /// table's two names.
+    private static let schemaInsertPrefixes = ["sqlite_schema", "sqlite_master"].map {
+        Array("insertinto\($0)(type,name,tbl_name,rootpage,sql)values(".utf8)
+    }
+
+    /// The offset of `VALUES` when `bytes` start with `expected` (`INSERT INTO sqlite_schema(…)VALUES(`), in any
+    /// case and with any white space between the words.
+    private static func matchSchemaInsert(_ bytes: UnsafeBufferPointer<UInt8>, expected: [UInt8]) -> Int? {
+        let valuesIndex = expected.count - 7
+        var index = 0
+        var matched = 0
+        var valuesOffset = 0
+        while index < bytes.count && matched < expected.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { continue }
+            let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            guard lowered == expected[matched] else { return nil }
+            if matched == valuesIndex { valuesOffset = index - 1 }
+            matched += 1
+        }
+        return matched == expected.count ? valuesOffset : nil
     }
 
     /// Whether `sql` is `PRAGMA writable_schema=OFF` (or `=0`, `=RESET`), however spaced, with its semicolon.
     static func isWritableSchemaOff(_ sql: String) -> Bool {
+        // Most statements of a dump are long inserts: rule them out before lowercasing anything.
+        guard sql.utf8.count < 80, let first = firstNonBlankByte(of: sql), first | 0x20 == UInt8(ascii: "p") else {
+            return false
+        }
         let compact = String(sql.lowercased().unicodeScalars.filter { !$0.properties.isWhitespace })
         return ["pragmawritable_schema=off;", "pragmawritable_schema=0;", "pragmawritable_schema=reset;"].contains(
             compact)
