@@ -13,6 +13,10 @@ struct SQLToolkitCommand: ParsableCommand {
             standard input, or shows a prompt when standard input is a terminal. An argument that starts with a \
             dot is a dot-command (.tables, .schema, .dump, ...; see .help). Without DATABASE, the database is a \
             private in-memory one.
+
+            At a terminal, lines can be edited: Left/Right, Home/End (Ctrl-A/E), Up/Down through the history, \
+            Ctrl-K, Ctrl-U and Ctrl-W erase, Ctrl-L clears the screen, Ctrl-R searches the history. The history is \
+            kept in ~/.sqltk_history (lines holding a key, such as .rekey, are left out).
             """
     )
 

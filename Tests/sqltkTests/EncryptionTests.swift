@@ -185,4 +185,22 @@ struct EncryptionTests {
         #expect(try ShellProcess.run(["--cipher", "rot13", "--key=a", ":memory:"]).status == 64)
         #expect(try ShellProcess.run(["--sqlcipher", "5", "--key=a", ":memory:"]).status == 64)
     }
+
+    @Test(
+        "--ask-key asks for the passphrase on the terminal without echo, and opens the database with it",
+        .enabled(if: interactiveTmux != nil, "needs tmux to drive a pseudo-terminal: apt-get install -y tmux"))
+    func askKey() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("secret.sqlite")
+        #expect(try ShellProcess.run(["--key=typed-Secret", path, Self.create]).status == 0)
+        let executable = try #require(ShellProcess.executable)
+        let shell = try TmuxSession(
+            command:
+                "HOME='\(folder.url.path)' '\(executable.path)' --ask-key '\(path)' 'SELECT value FROM secret'"
+                + "; sleep 10")
+        try shell.waitFor("Key:")
+        try shell.send("typed-Secret", "Enter")
+        let screen = try shell.waitFor("hidden")
+        #expect(!screen.contains("typed-Secret"))
+    }
 }
