@@ -55,9 +55,10 @@ final class LineEditor {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { return nil }
+        // TCSADRAIN, not TCSAFLUSH: what was typed (or pasted) while the last statement ran is kept for this line.
+        guard tcsetattr(input, TCSADRAIN, &raw) == 0 else { return nil }
         // The statement runs with the terminal as it was, so Ctrl-C interrupts it.
-        defer { tcsetattr(input, TCSAFLUSH, &saved) }
+        defer { tcsetattr(input, TCSADRAIN, &saved) }
 
         self.prompt = prompt
         characters = []

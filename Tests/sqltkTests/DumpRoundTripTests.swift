@@ -154,11 +154,27 @@ struct DumpRoundTripTests {
         INSERT INTO item (name, price, data) VALUES ('it''s', 0.1, X'00FF'), (NULL, 1e300, NULL), ('x', -0.5, X'');
         """
 
-    static func fillTexts(_ db: Database) throws {
+    /// Writes the test database (`schemaScript`, then every text of `roundTripTexts` in the full-text and the
+    /// ordinary table), dumps it with `dumper`, loads the dump into a new file with `loader`, checks that both
+    /// ran without a message, and returns the two files (in `folder`) and the dump.
+    static func dumpAndLoad(dumper: SQLShell, loader: SQLShell, in folder: TemporaryFolder) throws -> (
+        original: String, loaded: String, dump: String
+    ) {
+        let original = folder.path("original.sqlite")
+        let db = try Database(path: original)
+        try db.executeScript(schemaScript)
         for (index, text) in roundTripTexts.enumerated() {
             try db.execute("INSERT INTO doc (title, body) VALUES (?, ?)", "t\(index)", text)
             try db.execute("INSERT INTO item (name, price) VALUES (?, ?)", text, Double(index) / 3)
         }
+        db.close()
+        let dump = try dumper.run([original, ".dump"])
+        #expect(dump.status == 0)
+        let loaded = folder.path("loaded.sqlite")
+        let load = try loader.run([loaded], input: dump.output)
+        #expect(load.error == "")
+        #expect(load.status == 0)
+        return (original, loaded, dump.output)
     }
 
     @Test(
@@ -166,18 +182,8 @@ struct DumpRoundTripTests {
         .enabled(if: ShellProcess.sqlite3 != nil, "needs the sqlite3 shell: scripts/install-test-peers"))
     func sqlite3DumpIntoSqltk() throws {
         let folder = try TemporaryFolder()
-        let original = folder.path("original.sqlite")
-        let db = try Database(path: original)
-        try db.executeScript(Self.schemaScript)
-        try Self.fillTexts(db)
-        db.close()
-        let dump = try ShellProcess.runSQLite3([original, ".dump"])
-        #expect(dump.status == 0)
-        #expect(dump.output.contains("PRAGMA writable_schema=ON;"))
-        let loaded = folder.path("loaded.sqlite")
-        let load = try ShellProcess.run([loaded], input: dump.output)
-        #expect(load.error == "")
-        #expect(load.status == 0)
+        let (original, loaded, dump) = try Self.dumpAndLoad(dumper: .sqlite3, loader: .sqltk, in: folder)
+        #expect(dump.contains("PRAGMA writable_schema=ON;"))
         #expect(
             try Self.content(of: loaded, includingShadowTables: true)
                 == Self.content(of: original, includingShadowTables: true))
@@ -192,17 +198,7 @@ struct DumpRoundTripTests {
         .enabled(if: ShellProcess.sqlite3 != nil, "needs the sqlite3 shell: scripts/install-test-peers"))
     func sqltkDumpIntoSQLite3() throws {
         let folder = try TemporaryFolder()
-        let original = folder.path("original.sqlite")
-        let db = try Database(path: original)
-        try db.executeScript(Self.schemaScript)
-        try Self.fillTexts(db)
-        db.close()
-        let dump = try ShellProcess.run([original, ".dump"])
-        #expect(dump.status == 0)
-        let loaded = folder.path("loaded.sqlite")
-        let load = try ShellProcess.runSQLite3([loaded], input: dump.output)
-        #expect(load.error == "")
-        #expect(load.status == 0)
+        let (original, loaded, _) = try Self.dumpAndLoad(dumper: .sqltk, loader: .sqlite3, in: folder)
         // The virtual tables' rows are inserted through them, so their shadow tables are rebuilt, not copied.
         #expect(
             try Self.content(of: loaded, includingShadowTables: false)
@@ -215,17 +211,7 @@ struct DumpRoundTripTests {
     @Test("sqltk's dump loads into sqltk with the same bytes, text with CR and CRLF included")
     func sqltkDumpIntoSqltk() throws {
         let folder = try TemporaryFolder()
-        let original = folder.path("original.sqlite")
-        let db = try Database(path: original)
-        try db.executeScript(Self.schemaScript)
-        try Self.fillTexts(db)
-        db.close()
-        let dump = try ShellProcess.run([original, ".dump"])
-        #expect(dump.status == 0)
-        let loaded = folder.path("loaded.sqlite")
-        let load = try ShellProcess.run([loaded], input: dump.output)
-        #expect(load.error == "")
-        #expect(load.status == 0)
+        let (original, loaded, _) = try Self.dumpAndLoad(dumper: .sqltk, loader: .sqltk, in: folder)
         #expect(
             try Self.content(of: loaded, includingShadowTables: false)
                 == Self.content(of: original, includingShadowTables: false))

@@ -89,6 +89,18 @@ struct LineEditingTests {
         try shell.waitFor("sqltk> SELECT 'first' AS h;")
     }
 
+    @Test("lines typed or pasted while a statement runs are kept, not flushed, when the next line is read")
+    func typeahead() throws {
+        let home = try TemporaryFolder()
+        let shell = try Self.start(home: home)
+        // Three lines in one write, as a paste delivers them: each is read after the statement before it ran.
+        try shell.send(
+            "SELECT 'one' AS a\\;", "Enter", "SELECT 'two' AS b\\;", "Enter", "SELECT 'three' AS c\\;", "Enter")
+        let screen = try shell.waitFor("| three |")
+        #expect(screen.contains("| one |"))
+        #expect(screen.contains("| two |"))
+    }
+
     @Test("a line longer than the terminal scrolls sideways and runs whole")
     func longLine() throws {
         let home = try TemporaryFolder()

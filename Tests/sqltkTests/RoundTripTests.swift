@@ -39,54 +39,43 @@ struct CSVRoundTripTests {
         #expect(result.output == "\"c\r\nd\",\"a\r\",\"\n\",\"x\"\"y\",\"p,q\", lead,plain\r\n")
     }
 
-    @Test("sqltk imports its own CSV export to the same bytes, for every text of the test table")
-    func sqltkToSqltk() throws {
+    /// Exports the test table as CSV with `exporter`, imports the file into a new table with `importer`, and
+    /// checks that the import ran without a message and stored the same bytes.
+    static func roundTrip(exporter: SQLShell, importer: SQLShell) throws {
         let folder = try TemporaryFolder()
         let source = folder.path("source.sqlite")
         try makeTextTable(at: source)
-        let export = try ShellProcess.run(["--mode", "csv", "--header", source, "SELECT id, v FROM t ORDER BY id"])
+        let query = "SELECT id, v FROM t ORDER BY id"
+        let export =
+            exporter == .sqltk
+            ? try ShellProcess.run(["--mode", "csv", "--header", source, query])
+            : try ShellProcess.runSQLite3(["-csv", "-header", source, query])
         #expect(export.status == 0)
         let csv = folder.path("t.csv")
         try Data(export.output.utf8).write(to: URL(fileURLWithPath: csv))
         let target = folder.path("target.sqlite")
-        let load = try ShellProcess.run([target, ".import \(csv) copy"])
+        let load = try importer.run([target, importer == .sqltk ? ".import \(csv) copy" : ".import --csv \(csv) copy"])
         #expect(load.error == "")
         #expect(load.status == 0)
         #expect(try textBytes(in: target, table: "copy") == textBytes(in: source, table: "t"))
+    }
+
+    @Test("sqltk imports its own CSV export to the same bytes, for every text of the test table")
+    func sqltkToSqltk() throws {
+        try Self.roundTrip(exporter: .sqltk, importer: .sqltk)
     }
 
     @Test(
         "sqlite3 .import --csv reads sqltk's CSV export to the same bytes",
         .enabled(if: ShellProcess.sqlite3 != nil, "needs the sqlite3 shell: scripts/install-test-peers"))
     func sqltkToSQLite3() throws {
-        let folder = try TemporaryFolder()
-        let source = folder.path("source.sqlite")
-        try makeTextTable(at: source)
-        let csv = folder.path("t.csv")
-        let export = try ShellProcess.run(["--mode", "csv", "--header", source, "SELECT id, v FROM t ORDER BY id"])
-        try Data(export.output.utf8).write(to: URL(fileURLWithPath: csv))
-        let target = folder.path("target.sqlite")
-        let load = try ShellProcess.runSQLite3([target, ".import --csv \(csv) copy"])
-        #expect(load.error == "")
-        #expect(load.status == 0)
-        #expect(try textBytes(in: target, table: "copy") == textBytes(in: source, table: "t"))
+        try Self.roundTrip(exporter: .sqltk, importer: .sqlite3)
     }
 
     @Test(
         "sqltk .import reads the sqlite3 shell's CSV export to the same bytes",
         .enabled(if: ShellProcess.sqlite3 != nil, "needs the sqlite3 shell: scripts/install-test-peers"))
     func sqlite3ToSqltk() throws {
-        let folder = try TemporaryFolder()
-        let source = folder.path("source.sqlite")
-        try makeTextTable(at: source)
-        let export = try ShellProcess.runSQLite3(["-csv", "-header", source, "SELECT id, v FROM t ORDER BY id"])
-        #expect(export.status == 0)
-        let csv = folder.path("t.csv")
-        try Data(export.output.utf8).write(to: URL(fileURLWithPath: csv))
-        let target = folder.path("target.sqlite")
-        let load = try ShellProcess.run([target, ".import \(csv) copy"])
-        #expect(load.error == "")
-        #expect(load.status == 0)
-        #expect(try textBytes(in: target, table: "copy") == textBytes(in: source, table: "t"))
+        try Self.roundTrip(exporter: .sqlite3, importer: .sqltk)
     }
 }

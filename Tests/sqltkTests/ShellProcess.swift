@@ -70,6 +70,20 @@ enum ShellProcess {
     }
 }
 
+/// The shell a round-trip test exports, dumps, imports or loads with.
+enum SQLShell {
+    case sqltk
+    case sqlite3
+
+    /// Runs the shell with `arguments`, feeding it `input` on standard input.
+    func run(_ arguments: [String], input: String = "") throws -> ShellProcess.Result {
+        switch self {
+        case .sqltk: return try ShellProcess.run(arguments, input: input)
+        case .sqlite3: return try ShellProcess.runSQLite3(arguments, input: input)
+        }
+    }
+}
+
 /// A unique temporary folder, removed when released.
 final class TemporaryFolder {
     let url: URL
