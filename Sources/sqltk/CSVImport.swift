@@ -19,17 +19,19 @@ enum CSVImport {
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws {
         guard let header = records.first else { return }
-        let columns = header.fields.map(quotedIdentifier).joined(separator: ", ")
+        let columns = try header.fields.map(Database.quoteIdentifier).joined(separator: ", ")
+        let quotedTable = try Database.quoteIdentifier(table)
         let exists = try database.queryValue(
             "SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE", table,
             as: Int.self)
         try database.transaction { db in
             if exists == 0 {
-                let definitions = header.fields.map { quotedIdentifier($0) + " TEXT" }.joined(separator: ", ")
-                try db.execute("CREATE TABLE \(quotedIdentifier(table)) (\(definitions))")
+                let definitions = try header.fields.map { try Database.quoteIdentifier($0) + " TEXT" }.joined(
+                    separator: ", ")
+                try db.execute("CREATE TABLE \(quotedTable) (\(definitions))")
             }
             let placeholders = Array(repeating: "?", count: header.fields.count).joined(separator: ", ")
-            let insert = try db.prepare("INSERT INTO \(quotedIdentifier(table)) (\(columns)) VALUES (\(placeholders))")
+            let insert = try db.prepare("INSERT INTO \(quotedTable) (\(columns)) VALUES (\(placeholders))")
             for (index, record) in records.dropFirst().enumerated() {
                 guard record.fields.count == header.fields.count else {
                     throw FieldCountMismatch(

@@ -37,8 +37,7 @@ enum Demo {
         func show(_ sql: String) { writeOutput("   sql> \(sql)\n") }
 
         writeOutput(
-            "sqltk demo: SQLite \(SQLiteLibrary.version() ?? "?") with "
-                + "\(SQLiteLibrary.multipleCiphersVersion() ?? "?")\n")
+            "sqltk demo: SQLite \(Database.sqliteVersion) with \(Database.multipleCiphersVersion)\n")
 
         // 1. Create the database.
         let encryption = DemoEncryption.configuration()

@@ -2,19 +2,21 @@ import ArgumentParser
 import Foundation
 import SQLiteToolkit
 
-/// Everything about keys and ciphers in one place: the options, the prompt without echo, the wrong-key message,
+/// Everything about keys and ciphers in one place: the options, the prompt without echo, the key error messages,
 /// and `.rekey`, `.encrypt`, `.decrypt` and the encrypted `.backup`.
+///
+/// The three key options are declared here for `--help`, but ``KeyArguments`` takes them out of the command line
+/// before the argument parser sees it, so no parser message can ever quote a passphrase.
 struct EncryptionOptions: ParsableArguments {
     @Option(
         name: .customLong("key"),
         help: ArgumentHelp(
-            "The passphrase of an encrypted database, as --key=PASSPHRASE; --key alone asks for it without echo.",
+            "The passphrase of an encrypted database (--key VALUE or --key=VALUE); see --ask-key.",
             valueName: "passphrase"))
     var passphrase: String?
 
-    /// Set when `--key` has no value (see ``SQLToolkitCommand/main()``).
-    @Flag(name: .customLong("key-prompt"), help: .hidden)
-    var asksForKey = false
+    @Flag(help: "Ask for the passphrase on the terminal, without echo.")
+    var askKey = false
 
     @Option(
         help: ArgumentHelp("Read the passphrase from FILE (one trailing line break is ignored).", valueName: "file"))
@@ -35,8 +37,8 @@ struct EncryptionOptions: ParsableArguments {
     var sqlcipher: Int?
 
     func validate() throws {
-        let keyCount = [passphrase != nil || asksForKey, keyFile != nil, rawKey != nil].filter { $0 }.count
-        guard keyCount <= 1 else { throw ValidationError("give one of --key, --key-file and --raw-key") }
+        let keyCount = [passphrase != nil, askKey, keyFile != nil, rawKey != nil].filter { $0 }.count
+        guard keyCount <= 1 else { throw ValidationError("give one of --key, --ask-key, --key-file and --raw-key") }
         if cipher != nil && sqlcipher != nil { throw ValidationError("give --cipher or --sqlcipher, not both") }
         if let sqlcipher, sqlcipher != 3 && sqlcipher != 4 { throw ValidationError("--sqlcipher takes 3 or 4") }
         if let cipher, Cipher(named: cipher) == nil {
@@ -52,24 +54,24 @@ struct EncryptionOptions: ParsableArguments {
         return cipher.flatMap { Cipher(named: $0) }
     }
 
-    /// The key the options give, asking for it on the terminal for a bare `--key`.
+    /// The key the options give, asking for it on the terminal for `--ask-key`.
     func key(isInputTerminal: Bool) throws -> DatabaseKey? {
         if let passphrase { return .passphrase(passphrase) }
         if let rawKey { return .raw(hex: rawKey) }
         if let keyFile {
-            guard let data = FileManager.default.contents(atPath: keyFile) else {
-                throw Shell.Failure("cannot read the key file \(keyFile)")
-            }
-            var bytes = Array(data)
+            var bytes = try Shell.contents(ofFile: keyFile)
+            defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
             if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-            defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            guard !bytes.isEmpty else {
+                throw Shell.Failure("the key file \(keyFile) is empty: it holds no passphrase")
+            }
             return .passphrase(bytes: bytes)
         }
-        if asksForKey {
+        if askKey {
             guard isInputTerminal else {
                 throw Shell.Failure(
-                    "--key without a value asks on a terminal; give --key=PASSPHRASE, --key-file or --raw-key")
+                    "--ask-key asks on a terminal, and standard input is not one; give --key-file FILE instead")
             }
             return .passphrase(try Self.readWithoutEcho(prompt: "Key: "))
         }
@@ -100,19 +102,96 @@ struct EncryptionOptions: ParsableArguments {
         return line
     }
 
-    /// The message for an error about a key, or `nil` for any other error.
-    static func wrongKeyMessage(for error: DatabaseError) -> String? {
-        let code = "(code \(error.extendedCode.rawValue): \(error.extendedCode.name ?? "SQLITE_NOTADB"))"
+    /// The message for an error about a key, or `nil` for any other error: what to type, never a Swift API.
+    ///
+    /// - Parameter prefix: `Error: ` or `Error at line 7: `.
+    static func keyMessage(for error: DatabaseError, prefix: String) -> String? {
+        let code = Shell.codeText(error)
         switch error.reason {
         case .wrongKeyOrNotADatabase?:
-            return "Error: wrong key: \(error.message) \(code)\n"
+            return "\(prefix)wrong key: \(error.message) \(code)\n"
         case .keyForPlainDatabase?:
-            return "Error: \(error.message) \(code)\n  The file is a plain database: open it without a key.\n"
+            return "\(prefix)the database is not encrypted: open it without a key \(code)\n"
+                + "  To encrypt it, open it without a key and enter .rekey (in place) or .encrypt FILE (a copy).\n"
+        case .notEncrypted?:
+            return "\(prefix)the database is not encrypted; .rekey encrypts it in place \(code)\n"
+        case .alreadyEncrypted?:
+            return "\(prefix)the database is already encrypted; .rekey changes its key \(code)\n"
+        case .invalidKey?:
+            return "\(prefix)an empty passphrase is no key; give a non-empty one \(code)\n"
         default:
             guard error.code == .notadb else { return nil }
-            return "Error: \(error.message) \(code)\n"
-                + "  If the file is encrypted, give its key with --key, --key-file or --raw-key.\n"
+            return "\(prefix)\(error.message) \(code)\n"
+                + "  If the file is encrypted, give its key with --key, --ask-key, --key-file or --raw-key.\n"
         }
+    }
+}
+
+/// The key options, taken out of the command line before the argument parser reads it.
+///
+/// The parser would take `--key= db.sqlite` as the passphrase `db.sqlite`, and a passphrase that starts with a
+/// dash as an unknown option, which its error message quotes. Here a key option takes the next argument whatever
+/// it is (as `getopt` does), an empty value is refused before anything is opened, and errors never quote a value.
+struct KeyArguments {
+    var passphrase: String?
+    var keyFile: String?
+    var rawKey: String?
+
+    /// A key option misused; the message names the option, never its value.
+    struct Misuse: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Removes `--key`, `--key-file` and `--raw-key` with their values (`--key VALUE` or `--key=VALUE`) from
+    /// `arguments`, up to a `--` that ends the options, and returns them.
+    static func extract(from arguments: inout [String]) throws -> KeyArguments {
+        var result = KeyArguments()
+        var kept: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" {
+                kept += arguments[index...]
+                break
+            }
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            guard ["--key", "--key-file", "--raw-key"].contains(name) else {
+                kept.append(argument)
+                index += 1
+                continue
+            }
+            let value: String
+            if argument.count > name.count {
+                value = String(argument.dropFirst(name.count + 1))
+                index += 1
+            } else {
+                guard index + 1 < arguments.count else {
+                    throw Misuse(
+                        description: name == "--key"
+                            ? "--key needs the passphrase after it; --ask-key asks for it without echo"
+                            : "\(name) needs a value after it")
+                }
+                value = arguments[index + 1]
+                index += 2
+            }
+            guard !value.isEmpty else {
+                throw Misuse(
+                    description: "\(name) has an empty value (an empty passphrase is no key); nothing was opened")
+            }
+            switch name {
+            case "--key":
+                guard result.passphrase == nil else { throw Misuse(description: "--key is given twice") }
+                result.passphrase = value
+            case "--key-file":
+                guard result.keyFile == nil else { throw Misuse(description: "--key-file is given twice") }
+                result.keyFile = value
+            default:
+                guard result.rawKey == nil else { throw Misuse(description: "--raw-key is given twice") }
+                result.rawKey = value
+            }
+        }
+        arguments = kept
+        return result
     }
 }
 

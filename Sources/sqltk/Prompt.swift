@@ -3,15 +3,16 @@ import Foundation
 import SQLiteToolkit
 
 /// The interactive prompt: `sqltk> ` for a new statement, `   ...> ` while a statement is unfinished (per
-/// `sqlite3_complete`). The terminal's own line editing applies (erase, word erase, kill line). Ctrl-C interrupts
-/// the running statement instead of ending the shell; Ctrl-D or `.quit` leaves.
+/// ``Database/completeness(of:)``). When standard output is a terminal too, lines are typed through the
+/// ``LineEditor`` (arrows, history in `~/.sqltk_history`, Ctrl-R); otherwise the terminal's own line editing
+/// applies. Ctrl-C interrupts the running statement instead of ending the shell; Ctrl-D or `.quit` leaves.
 struct Prompt {
     let shell: Shell
 
     func run() {
-        let sqlite = SQLiteLibrary.version() ?? "?"
-        let ciphers = SQLiteLibrary.multipleCiphersVersion() ?? "?"
-        var banner = "sqltk: SQLite \(sqlite), \(ciphers)\nEnter .help for the dot-commands, .quit to leave.\n"
+        var banner =
+            "sqltk: SQLite \(Database.sqliteVersion), \(Database.multipleCiphersVersion)\n"
+            + "Enter .help for the dot-commands, .quit to leave.\n"
         if shell.databasePath == nil || shell.databasePath == ":memory:" {
             banner += "The database is in memory: it is gone when you leave.\n"
         }
@@ -26,13 +27,17 @@ struct Prompt {
         source.resume()
         defer { source.cancel() }
 
+        let editor =
+            shell.isOutputTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb" ? LineEditor() : nil
         let flow = shell.run(
             lines: { isContinuation in
-                writeOutput(isContinuation ? "   ...> " : "sqltk> ")
+                let prompt = isContinuation ? "   ...> " : "sqltk> "
+                if let editor { return editor.readLine(prompt: prompt) }
+                writeOutput(prompt)
                 flushOutput()
                 return readLine(strippingNewline: true)
-            }, stopsOnError: false)
+            }, source: .terminal, stopsOnError: false)
         // The input ended (Ctrl-D) with the cursor after a prompt: end that line.
-        if flow == .proceed { writeOutput("\n") }
+        if flow == .proceed && editor == nil { writeOutput("\n") }
     }
 }

@@ -66,7 +66,7 @@ final class ResultPrinter {
                 default: isNumeric[index] = false
                 }
             }
-            tableRows.append(values.map(displayText))
+            tableRows.append(values.map { TerminalText.cellText(displayText($0)) })
         case .list:
             var text = ""
             if rowCount == 0 && settings.showsHeaders {
@@ -114,19 +114,23 @@ final class ResultPrinter {
         }
     }
 
+    /// Writes the rows in a box, each column as wide as its widest cell on the terminal (see ``TerminalText``).
     private func writeTable() {
         guard !tableRows.isEmpty else { return }
-        var widths = settings.showsHeaders ? columns.map(\.count) : Array(repeating: 0, count: columns.count)
-        for row in tableRows {
-            for (index, text) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], text.count)
+        let header = columns.map(TerminalText.cellText)
+        let cellWidths = tableRows.map { $0.map(TerminalText.width(of:)) }
+        let headerWidths = header.map(TerminalText.width(of:))
+        var widths = settings.showsHeaders ? headerWidths : Array(repeating: 0, count: columns.count)
+        for row in cellWidths {
+            for (index, width) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], width)
             }
         }
         let border = "+" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "+") + "+\n"
-        func line(_ cells: [String], aligningNumbers: Bool) -> String {
+        func line(_ cells: [String], cellWidths: [Int], aligningNumbers: Bool) -> String {
             var text = "|"
             for (index, cell) in cells.enumerated() where index < widths.count {
-                let padding = String(repeating: " ", count: widths[index] - cell.count)
+                let padding = String(repeating: " ", count: max(0, widths[index] - cellWidths[index]))
                 let rightAligned = aligningNumbers && isNumeric[index]
                 text += " " + (rightAligned ? padding + cell : cell + padding) + " |"
             }
@@ -134,10 +138,10 @@ final class ResultPrinter {
         }
         var text = border
         if settings.showsHeaders {
-            text += line(columns, aligningNumbers: false) + border
+            text += line(header, cellWidths: headerWidths, aligningNumbers: false) + border
         }
-        for row in tableRows {
-            text += line(row, aligningNumbers: true)
+        for (row, widths) in zip(tableRows, cellWidths) {
+            text += line(row, cellWidths: widths, aligningNumbers: true)
         }
         writeOutput(text + border)
     }
@@ -149,9 +153,16 @@ final class ResultPrinter {
         return String(number)
     }
 
-    /// An RFC 4180 field: quoted (with doubled quotes) when it holds a comma, a quote, or a line break.
+    /// An RFC 4180 field: quoted (with doubled quotes) when it holds a comma, a quote, a CR or an LF.
+    ///
+    /// The test runs on bytes, not characters: a CRLF is one `Character` in Swift, equal to neither `"\r"` nor
+    /// `"\n"`, so a character test let a field holding CRLF out unquoted, and no reader could read it back.
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        let needsQuotes = text.utf8.contains { byte in
+            byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
+                || byte == UInt8(ascii: "\r")
+        }
+        guard needsQuotes else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

@@ -13,6 +13,10 @@ struct SQLToolkitCommand: ParsableCommand {
             standard input, or shows a prompt when standard input is a terminal. An argument that starts with a \
             dot is a dot-command (.tables, .schema, .dump, ...; see .help). Without DATABASE, the database is a \
             private in-memory one.
+
+            At a terminal, lines can be edited: Left/Right, Home/End (Ctrl-A/E), Up/Down through the history, \
+            Ctrl-K, Ctrl-U and Ctrl-W erase, Ctrl-L clears the screen, Ctrl-R searches the history. The history is \
+            kept in ~/.sqltk_history (lines holding a key, such as .rekey, are left out).
             """
     )
 
@@ -47,11 +51,26 @@ struct SQLToolkitCommand: ParsableCommand {
     @OptionGroup(title: "Encryption")
     var encryption: EncryptionOptions
 
-    /// Runs the command. A bare `--key` becomes `--key-prompt` first: an option with an optional value is not
-    /// something the argument parser has, and `--key=PASSPHRASE` keeps the two forms apart.
+    /// Runs the command. The key options are taken out of the command line first (see ``KeyArguments``), so the
+    /// argument parser never sees, and never quotes, a passphrase.
     static func main() {
-        let arguments = CommandLine.arguments.dropFirst().map { $0 == "--key" ? "--key-prompt" : $0 }
-        main(Array(arguments))
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            let keys = try KeyArguments.extract(from: &arguments)
+            var command = try parseAsRoot(arguments)
+            if var shell = command as? SQLToolkitCommand {
+                shell.encryption.passphrase = keys.passphrase
+                shell.encryption.keyFile = keys.keyFile
+                shell.encryption.rawKey = keys.rawKey
+                try shell.encryption.validate()
+                command = shell
+            }
+            try command.run()
+        } catch let misuse as KeyArguments.Misuse {
+            exit(withError: ValidationError(misuse.description))
+        } catch {
+            exit(withError: error)
+        }
     }
 
     func run() throws {
@@ -66,6 +85,11 @@ struct SQLToolkitCommand: ParsableCommand {
         let shell: Shell
         do {
             try encryption.apply(to: &configuration, isInputTerminal: isInputTerminal)
+        } catch {
+            writeError(Shell.message(for: error))
+            throw ExitCode(1)
+        }
+        do {
             let key = configuration.key
             let database = try Database(path: database, configuration: configuration)
             let settings = OutputSettings(
@@ -76,7 +100,7 @@ struct SQLToolkitCommand: ParsableCommand {
             shell = Shell(database: database, path: database.path, settings: settings)
             shell.encryption = EncryptionState(key: key, isInputTerminal: isInputTerminal)
         } catch {
-            writeError(Shell.message(for: error))
+            writeError(Shell.openFailureMessage(for: error, path: database ?? ":memory:"))
             throw ExitCode(1)
         }
 
@@ -89,7 +113,9 @@ struct SQLToolkitCommand: ParsableCommand {
         } else if isInputTerminal {
             Prompt(shell: shell).run()
         } else {
-            _ = shell.run(lines: { _ in readLine(strippingNewline: true) }, stopsOnError: bail)
+            let reader = LineReader()
+            _ = shell.run(lines: { _ in reader.nextLine() }, source: .standardInput, stopsOnError: bail)
+            if let failure = reader.failure { shell.report(Shell.Failure("cannot read standard input: \(failure)")) }
         }
         shell.database.close()
         if shell.errorCount > 0 { throw ExitCode(1) }

@@ -24,12 +24,12 @@ extension Shell {
         (".timer on|off", "Show the time each SQL input takes"),
     ]
 
-    /// Runs one dot-command line and reports its error, if any.
-    func runDotCommand(_ line: String) -> Flow {
+    /// Runs one dot-command line and reports its error, if any, naming `location` when given.
+    func runDotCommand(_ line: String, location: Location? = nil) -> Flow {
         do {
             return try performDotCommand(Self.words(of: line))
         } catch {
-            report(error)
+            report(error, at: location)
             return .proceed
         }
     }
@@ -184,10 +184,10 @@ extension Shell {
     /// with those columns (typed TEXT); every record must have as many fields as the header. All or nothing: the
     /// rows go in one transaction.
     func importCSV(file path: String, into table: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure("cannot read \(path)") }
+        let bytes = try Self.contents(ofFile: path)
         let records: [(line: Int, fields: [String])]
         do {
-            records = try CSVReader.records(in: Array(data))
+            records = try CSVReader.records(in: bytes)
         } catch let failure as CSVReader.Failure {
             throw Failure("\(path): \(failure)")
         }
@@ -208,35 +208,21 @@ extension Shell {
     /// Copies the database, page by page, into a new database at `path` (an existing database there is replaced).
     func backup(to path: String) throws {
         if try backupEncrypted(to: path) { return }
-        let destination = try Database(path: path)
-        defer { destination.close() }
-        guard let source = database.handle, let target = destination.handle else {
-            throw Failure("the database is closed")
-        }
-        guard
-            let backup = BackupHandle.start(
-                destination: target, destinationSchema: "main", source: source, sourceSchema: "main")
-        else {
-            throw DatabaseError(
-                extendedCode: target.extendedErrorCode(), message: target.errorMessage() ?? "the backup did not start")
-        }
         let progress = ProgressBar("backup", enabled: isErrorTerminal)
         defer { progress.finish() }
-        while true {
-            let code = backup.step(pageCount: 64)
-            if code == .done { break }
-            if code == .ok || code == .busy || code == .locked {
-                let total = Int(backup.pageCount())
-                progress.update(done: total - Int(backup.remaining()), total: total)
-                if code != .ok { usleep(10_000) }
-                continue
-            }
-            _ = backup.finish()
-            throw DatabaseError(extendedCode: code, message: target.errorMessage() ?? "the backup failed")
+        try database.backup(toPath: path, pagesPerStep: 64) { state in
+            progress.update(done: state.copiedPageCount, total: state.totalPageCount)
+            return .proceed
         }
-        let code = backup.finish()
-        guard code == .ok else {
-            throw DatabaseError(extendedCode: code, message: target.errorMessage() ?? "the backup failed")
-        }
+    }
+
+    // MARK: - Files
+
+    /// The bytes of the file at `path`.
+    ///
+    /// - Throws: ``Failure`` naming the path and the system's reason (`No such file or directory`, ...).
+    static func contents(ofFile path: String) throws -> [UInt8] {
+        let reader = try LineReader(path: path)
+        return try reader.remainingBytes(path: path)
     }
 }

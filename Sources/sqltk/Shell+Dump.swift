@@ -43,7 +43,8 @@ extension Shell {
         if isErrorTerminal && !isOutputTerminal {
             for table in tables where table.tableKind != "virtual" {
                 total +=
-                    try database.queryValue("SELECT count(*) FROM \(quotedIdentifier(table.name))", as: Int.self) ?? 0
+                    try database.queryValue(
+                        "SELECT count(*) FROM \(try Database.quoteIdentifier(table.name))", as: Int.self) ?? 0
             }
         }
         var done = 0
@@ -61,7 +62,7 @@ extension Shell {
                 let options = table.sql.lowercased().replacingOccurrences(of: " ", with: "")
                 if options.contains("content=''") || options.contains("content=\"\"") { continue }
                 if options.contains("content=") {
-                    let name = quotedIdentifier(table.name)
+                    let name = try Database.quoteIdentifier(table.name)
                     writeOutput("INSERT INTO \(name)(\(name)) VALUES('rebuild');\n")
                     continue
                 }
@@ -80,48 +81,108 @@ extension Shell {
     /// Prints an `INSERT` for every row of `table`, leaving out generated columns (which the `CREATE TABLE`
     /// computes again).
     private func dumpRows(of table: String, afterEachRow: () -> Void) throws {
-        let name = quotedIdentifier(table)
+        let name = try Database.quoteIdentifier(table)
         // table_xinfo's `hidden`: 0 for an ordinary column, 1 for a virtual table's hidden column, 2 and 3 for
         // generated ones.
         let columns = try database.query("SELECT name, hidden FROM pragma_table_xinfo(?)", table).map { row in
             (name: try row.value(at: 0) as String, hidden: try row.value(at: 1) as Int)
         }
-        let stored = columns.filter { $0.hidden == 0 }.map { quotedIdentifier($0.name) }
+        let stored = try columns.filter { $0.hidden == 0 }.map { try Database.quoteIdentifier($0.name) }
         guard !stored.isEmpty else { return }
-        let prefix =
-            stored.count == columns.count
-            ? "INSERT INTO \(name) VALUES(" : "INSERT INTO \(name)(\(stored.joined(separator: ","))) VALUES("
+        let prefix = Array(
+            (stored.count == columns.count
+                ? "INSERT INTO \(name) VALUES(" : "INSERT INTO \(name)(\(stored.joined(separator: ","))) VALUES(").utf8)
         let rows = try database.query("SELECT \(stored.joined(separator: ", ")) FROM \(name)")
+        let output = OutputBuffer.standardOutput
+        let columnCount = stored.count
         while let row = try rows.next() {
-            writeOutput(prefix + row.values.map(Self.sqlLiteral).joined(separator: ",") + ");\n")
+            output.append(prefix)
+            for index in 0..<columnCount {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.appendLiteral(row[index], to: output)
+            }
+            output.append(Self.statementEnd)
             afterEachRow()
         }
+        output.flush()
     }
+
+    private static let statementEnd = Array(");\n".utf8)
 
     /// `value` as an SQL literal that reads back as the same value and storage class.
     static func sqlLiteral(_ value: DatabaseValue) -> String {
+        let buffer = OutputBuffer(descriptor: nil)
+        appendLiteral(value, to: buffer)
+        return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` as an SQL literal that reads back as the same value and storage class, on one line.
+    static func appendLiteral(_ value: DatabaseValue, to output: OutputBuffer) {
         switch value {
         case .null:
-            return "NULL"
+            output.append("NULL")
         case .integer(let number):
-            return String(number)
+            output.append(String(number))
         case .real(let number):
             // 1e999 overflows to infinity when SQLite parses it: the dump keeps infinite values.
-            if number.isInfinite { return number < 0 ? "-1e999" : "1e999" }
-            return String(number)
-        case .text(let text):
-            // A NUL cannot appear in a string literal: such text goes through a blob of its bytes.
-            if text.utf8.contains(0) {
-                return "CAST(X'" + text.utf8.map { hexByte($0) }.joined() + "' AS TEXT)"
+            if number.isInfinite {
+                output.append(number < 0 ? "-1e999" : "1e999")
+            } else {
+                output.append(String(number))
             }
-            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let text):
+            appendTextLiteral(text, to: output)
         case .blob(let bytes):
-            return "X'" + bytes.map { hexByte($0) }.joined() + "'"
+            output.append(UInt8(ascii: "X"))
+            output.append(UInt8(ascii: "'"))
+            for byte in bytes { output.appendHex(byte) }
+            output.append(UInt8(ascii: "'"))
         }
     }
 
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    /// Text as a literal. A NUL cannot appear in a string literal: such text goes through a blob of its bytes. A
+    /// CR or LF would put a line break in the dump, and a CR before a line break is dropped when a dump is read
+    /// back (by sqlite3 too): both are written as `\r` and `\n` inside `replace()`, which turns them back into
+    /// char(13) and char(10), with markers the text itself does not hold.
+    private static func appendTextLiteral(_ text: String, to output: OutputBuffer) {
+        var hasLineBreak = false
+        for byte in text.utf8 {
+            if byte == 0 {
+                output.append("CAST(X'")
+                for byte in text.utf8 { output.appendHex(byte) }
+                output.append("' AS TEXT)")
+                return
+            }
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { hasLineBreak = true }
+        }
+        guard hasLineBreak else {
+            output.append(UInt8(ascii: "'"))
+            for byte in text.utf8 {
+                if byte == UInt8(ascii: "'") { output.append(byte) }
+                output.append(byte)
+            }
+            output.append(UInt8(ascii: "'"))
+            return
+        }
+        let lineFeed = unusedMarker(in: text, base: "\\n")
+        let carriageReturn = unusedMarker(in: text, base: "\\r")
+        output.append("replace(replace('")
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "'"): output.append("''")
+            case UInt8(ascii: "\n"): output.append(lineFeed)
+            case UInt8(ascii: "\r"): output.append(carriageReturn)
+            default: output.append(byte)
+            }
+        }
+        output.append("','\(lineFeed)',char(10)),'\(carriageReturn)',char(13))")
+    }
+
+    /// `base`, or `base` followed by a number, whichever `text` does not hold.
+    private static func unusedMarker(in text: String, base: String) -> String {
+        guard text.contains(base) else { return base }
+        var number = 0
+        while text.contains(base + String(number)) { number += 1 }
+        return base + String(number)
     }
 }

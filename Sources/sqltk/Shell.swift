@@ -41,41 +41,93 @@ final class Shell {
 
     // MARK: - Input
 
+    /// Where SQL text comes from, which error messages name with the line.
+    enum InputSource {
+        /// The command line's SQL arguments.
+        case arguments
+        /// The interactive prompt.
+        case terminal
+        /// Standard input that is not a terminal (a script, a dump).
+        case standardInput
+        /// A file run by `.read`.
+        case file(String)
+
+        /// Whether a sqlite3 dump read from here may write its virtual tables into the schema (see
+        /// Shell+DumpLoading.swift): only scripts, never typed or given SQL.
+        var loadsDumps: Bool {
+            switch self {
+            case .standardInput, .file: return true
+            case .arguments, .terminal: return false
+            }
+        }
+    }
+
+    /// A line of an input, as error messages name it: `at line 7`, `at line 7 of script.sql`.
+    struct Location: CustomStringConvertible {
+        var source: InputSource
+        var line: Int
+
+        var description: String {
+            switch source {
+            case .file(let path): return "at line \(line) of \(path)"
+            default: return "at line \(line)"
+            }
+        }
+    }
+
     /// Runs every line `nextLine` returns until it returns `nil` or `.quit` is entered: dot-commands on a line of
-    /// their own, SQL gathered over lines until `sqlite3_complete` says a statement ends.
+    /// their own, SQL gathered over lines until ``Database/completeness(of:)`` says its statements end.
     ///
     /// - Parameters:
     ///   - nextLine: returns the next line without its line break, given whether a statement is unfinished (for
     ///     the prompt); `nil` at the end of the input.
+    ///   - source: where the lines come from: errors from a script or a file name their line.
     ///   - stopsOnError: whether to stop at the first error (one-shot arguments, `--bail`).
-    func run(lines nextLine: (_ isContinuation: Bool) -> String?, stopsOnError: Bool) -> Flow {
+    func run(lines nextLine: (_ isContinuation: Bool) -> String?, source: InputSource, stopsOnError: Bool) -> Flow {
+        let namesLines = source.loadsDumps
+        var dumpLoad = DumpLoad(isEnabled: source.loadsDumps)
+        defer { finish(&dumpLoad) }
         var buffer = ""
+        var lineNumber = 0
+        var bufferLine = 0
         while let line = nextLine(!buffer.isEmpty) {
+            lineNumber += 1
             let errorsBefore = errorCount
             if buffer.isEmpty {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.isEmpty { continue }
-                if trimmed.hasPrefix(".") {
-                    if runDotCommand(trimmed) == .quit { return .quit }
+                guard let first = Self.firstNonBlankByte(of: line) else { continue }
+                if first == UInt8(ascii: ".") {
+                    let location = namesLines ? Location(source: source, line: lineNumber) : nil
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    if runDotCommand(trimmed, location: location) == .quit { return .quit }
                     if stopsOnError && errorCount > errorsBefore { return .quit }
                     continue
                 }
+                bufferLine = lineNumber
             }
-            buffer += line + "\n"
-            switch SQLiteLibrary.incompleteness(buffer) {
-            case 0:
-                runSQL(buffer)
+            buffer += line
+            buffer += "\n"
+            switch Database.completeness(of: buffer) {
+            case .complete:
+                let location = namesLines ? Location(source: source, line: bufferLine) : nil
+                if !runDumpStatement(buffer, in: &dumpLoad, location: location) {
+                    runSQL(buffer, location: location)
+                }
                 buffer = ""
-            case Int64(ResultCode.empty.rawValue):
+            case .empty:
                 buffer = ""  // only comments so far
-            default:
+            case .incomplete:
                 continue
             }
             if stopsOnError && errorCount > errorsBefore { return .quit }
         }
         // An unfinished statement at the end of the input still runs, so SQLite reports what is missing.
-        if !buffer.isEmpty { runSQL(buffer) }
+        if !buffer.isEmpty { runSQL(buffer, location: namesLines ? Location(source: source, line: bufferLine) : nil) }
         return .proceed
+    }
+
+    /// The first byte of `line` that is not a space or a tab, or `nil` for a blank line.
+    static func firstNonBlankByte(of line: String) -> UInt8? {
+        line.utf8.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
     }
 
     /// Runs one argument of the command line: a dot-command, or SQL text (which may hold several statements).
@@ -89,7 +141,9 @@ final class Shell {
     // MARK: - SQL
 
     /// Runs the statements of `sql` in order, printing each one's rows; stops at the first error and reports it.
-    func runSQL(_ sql: String) {
+    ///
+    /// - Parameter location: where `sql` starts in its input, for the error's line; `nil` for typed SQL.
+    func runSQL(_ sql: String, location: Location? = nil) {
         let timer = showsTimer ? RunTimer() : nil
         var printer: ResultPrinter?
         // Kept alive while its rows print, so a new statement is never mistaken for it.
@@ -107,18 +161,30 @@ final class Shell {
         } catch var error as DatabaseError {
             printer?.finish()
             // executeScript names the failing statement: when it appears once in the input, show the caret in the
-            // input's own lines.
-            if let failing = error.sql, let offset = error.errorOffset, failing != sql,
-                let range = sql.range(of: failing),
+            // input's own lines, and name the line where it starts.
+            var statementOffset: Int?
+            if let failing = error.sql, failing != sql, let range = sql.range(of: failing),
                 sql.range(of: failing, range: range.upperBound..<sql.endIndex) == nil
             {
-                error.errorOffset = sql.utf8.distance(from: sql.startIndex, to: range.lowerBound) + offset
-                error.sql = sql
+                let offset = sql.utf8.distance(from: sql.startIndex, to: range.lowerBound)
+                statementOffset = offset
+                if let errorOffset = error.errorOffset {
+                    error.errorOffset = offset + errorOffset
+                    error.sql = sql
+                }
+            } else if error.sql == sql {
+                statementOffset = 0
             }
-            report(error)
+            var errorLocation = location
+            // The line where the failing statement starts, as the sqlite3 shell counts; the caret shows the rest.
+            if var located = location, let offset = statementOffset {
+                located.line += sql.utf8.prefix(offset).lazy.filter { $0 == UInt8(ascii: "\n") }.count
+                errorLocation = located
+            }
+            report(error, at: errorLocation)
         } catch {
             printer?.finish()
-            report(error)
+            report(error, at: location)
         }
         if let timer { writeOutput(timer.summary() + "\n") }
     }
@@ -126,23 +192,37 @@ final class Shell {
     // MARK: - Errors
 
     /// Prints `error` on standard error and counts it: SQLite's message and code and, when SQLite names a position
-    /// in the SQL, the line with a caret under it.
-    func report(_ error: any Error) {
+    /// in the SQL, the line with a caret under it; `location` names the input's line.
+    func report(_ error: any Error, at location: Location? = nil) {
         errorCount += 1
         flushOutput()
-        writeError(Self.message(for: error))
+        writeError(Self.message(for: error, location: location))
     }
 
-    /// The text ``report(_:)`` prints.
-    static func message(for error: any Error) -> String {
-        guard let error = error as? DatabaseError else { return "Error: \(error)\n" }
-        if let text = EncryptionOptions.wrongKeyMessage(for: error) { return text }
-        let code = error.extendedCode
-        var text = "Error: \(error.message) (code \(code.rawValue): \(code.name ?? "unknown code"))\n"
+    /// The text ``report(_:at:)`` prints: `Error: message`, or `Error at line 7: message` with a location.
+    static func message(for error: any Error, location: Location? = nil) -> String {
+        let prefix = "Error" + (location.map { " \($0)" } ?? "") + ": "
+        guard let error = error as? DatabaseError else { return prefix + "\(error)\n" }
+        if let text = EncryptionOptions.keyMessage(for: error, prefix: prefix) { return text }
+        var text = prefix + "\(error.message) \(codeText(error))\n"
         if let sql = error.sql, let offset = error.errorOffset {
             text += caret(in: sql, atByte: offset)
         }
         return text
+    }
+
+    /// The message for a database that did not open: it names the path, unless it is about the key.
+    static func openFailureMessage(for error: any Error, path: String) -> String {
+        guard let error = error as? DatabaseError, EncryptionOptions.keyMessage(for: error, prefix: "") == nil else {
+            return message(for: error)
+        }
+        return "Error: cannot open \(path): \(error.message) \(codeText(error))\n"
+    }
+
+    /// `(code 1: SQLITE_ERROR)`: the extended result code and its name.
+    static func codeText(_ error: DatabaseError) -> String {
+        let code = error.extendedCode
+        return "(code \(code.rawValue): \(code.name ?? "unknown code"))"
     }
 
     /// The line of `sql` that holds byte `offset`, and a caret under that byte.
@@ -164,17 +244,14 @@ final class Shell {
 
     // MARK: - Files
 
-    /// Runs the lines of the file at `path` as if typed.
+    /// Runs the lines of the file at `path` as if typed; errors name the file and the line.
     func read(file path: String) throws {
         guard readDepth < 16 else { throw Failure(".read is nested too deeply (a file that reads itself?)") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure("cannot read \(path)")
-        }
-        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .makeIterator()
+        let reader = try LineReader(path: path)
         readDepth += 1
         defer { readDepth -= 1 }
-        _ = run(lines: { _ in lines.next().map(String.init) }, stopsOnError: false)
+        _ = run(lines: { _ in reader.nextLine() }, source: .file(path), stopsOnError: false)
+        if let failure = reader.failure { throw Failure("cannot read \(path): \(failure)") }
     }
 }
 

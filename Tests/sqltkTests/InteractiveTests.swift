@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `tmux`, which gives the shell a real pseudo-terminal, or `nil` when it is not installed.
-private let tmux: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux"].first {
+let interactiveTmux: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux"].first {
     FileManager.default.isExecutableFile(atPath: $0)
 }
 
@@ -10,61 +10,87 @@ private let tmux: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homeb
 struct InteractiveTests {
     @Test(
         "prompt, continuation line, table output, error caret and .quit through a pseudo-terminal",
-        .enabled(if: tmux != nil, "needs tmux to drive a pseudo-terminal: apt-get install -y tmux"))
+        .enabled(if: interactiveTmux != nil, "needs tmux to drive a pseudo-terminal: apt-get install -y tmux"))
     func session() throws {
-        let tmux = try #require(tmux)
         let executable = try #require(ShellProcess.executable)
-        // A server of its own, so nothing else the machine runs in tmux is touched.
-        let socket = "sqltk-test-\(UUID().uuidString)"
-        let folder = try TemporaryFolder()
-        let outputFile = URL(fileURLWithPath: folder.path("tmux-output"))
-        func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try Data().write(to: outputFile)
-            let status = try spawnAndWait([tmux, "-L", socket] + arguments, output: outputFile.path)
-            return (status, String(decoding: try Data(contentsOf: outputFile), as: UTF8.self))
-        }
-        // Ending the server closes the pseudo-terminal: the shell, if still running, reads the end of its input.
-        defer { _ = try? run(["kill-server"]) }
-        func screen() throws -> String { try run(["capture-pane", "-p", "-t", "shell"]).output }
-        /// Waits until the screen shows `text` (polling: the shell answers asynchronously).
-        func waitFor(_ text: String) throws -> String {
-            var last = ""
-            for _ in 0..<200 {
-                last = try screen()
-                if last.contains(text) { return last }
-                usleep(50_000)
-            }
-            Issue.record("the screen never showed \(text); it shows:\n\(last)")
-            return last
-        }
-
-        // tmux takes an argument that ends in ";" as a command separator; a backslash before it sends the ";".
-        let started = try run([
-            "new-session", "-d", "-s", "shell", "-x", "100", "-y", "40", "\(executable.path) :memory:",
-        ])
-        try #require(started.status == 0, "tmux could not start a session: \(started.output)")
+        let home = try TemporaryFolder()
+        let shell = try TmuxSession(command: "HOME='\(home.url.path)' exec '\(executable.path)' :memory:")
         // capture-pane drops trailing spaces: the prompts are matched without theirs.
-        _ = try waitFor("sqltk>")
+        try shell.waitFor("sqltk>")
 
-        _ = try run(["send-keys", "-t", "shell", "SELECT 1 AS one,", "Enter"])
-        _ = try waitFor("   ...>")
-        _ = try run(["send-keys", "-t", "shell", "  'two' AS two\\;", "Enter"])
-        let table = try waitFor("+-----+-----+")
+        try shell.send("SELECT 1 AS one,", "Enter")
+        try shell.waitFor("   ...>")
+        try shell.send("  'two' AS two\\;", "Enter")
+        let table = try shell.waitFor("+-----+-----+")
         #expect(table.contains("| one | two |"))
         #expect(table.contains("|   1 | two |"))
 
-        _ = try run(["send-keys", "-t", "shell", "SELECT nope\\;", "Enter"])
-        let error = try waitFor("^--- error here")
+        try shell.send("SELECT nope\\;", "Enter")
+        let error = try shell.waitFor("^--- error here")
         #expect(error.contains("Error: no such column: nope (code 1: SQLITE_ERROR)"))
         #expect(error.contains("  SELECT nope;\n         ^--- error here"))
 
-        _ = try run(["send-keys", "-t", "shell", ".quit", "Enter"])
-        var ended = false
-        for _ in 0..<200 where !ended {
-            ended = try run(["has-session", "-t", "shell"]).status != 0
-            if !ended { usleep(50_000) }
+        try shell.send(".quit", "Enter")
+        #expect(try shell.waitForExit(), "the shell did not leave after .quit")
+    }
+}
+
+/// A shell in a tmux session of its own (its own server socket), driven by keys as a person types them.
+final class TmuxSession {
+    private let tmux: String
+    private let socket = "sqltk-test-\(UUID().uuidString)"
+    private let folder: TemporaryFolder
+    private let outputFile: URL
+
+    /// Starts `command` (run by the shell tmux starts) in a session of `width` columns.
+    init(command: String, width: Int = 100) throws {
+        tmux = try #require(interactiveTmux)
+        folder = try TemporaryFolder()
+        outputFile = URL(fileURLWithPath: folder.path("tmux-output"))
+        let started = try run(["new-session", "-d", "-s", "shell", "-x", "\(width)", "-y", "40", command])
+        try #require(started.status == 0, "tmux could not start a session: \(started.output)")
+    }
+
+    deinit {
+        // Ending the server closes the pseudo-terminal: the shell, if still running, reads the end of its input.
+        _ = try? run(["kill-server"])
+    }
+
+    @discardableResult
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try Data().write(to: outputFile)
+        let status = try spawnAndWait([tmux, "-L", socket] + arguments, output: outputFile.path)
+        return (status, String(decoding: try Data(contentsOf: outputFile), as: UTF8.self))
+    }
+
+    /// Sends keys: tmux key names (`Enter`, `Left`, `C-a`) or text. A text that ends in `;` needs `\\;`, since
+    /// tmux takes a bare trailing `;` as its own command separator.
+    func send(_ keys: String...) throws {
+        try run(["send-keys", "-t", "shell"] + keys)
+    }
+
+    func screen() throws -> String { try run(["capture-pane", "-p", "-t", "shell"]).output }
+
+    /// Waits until the screen shows `text` (polling: the shell answers asynchronously), and returns the screen.
+    @discardableResult
+    func waitFor(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        var last = ""
+        for _ in 0..<200 {
+            last = try screen()
+            if last.contains(text) { return last }
+            usleep(50_000)
         }
-        #expect(ended, "the shell did not leave after .quit")
+        Issue.record("the screen never showed \(text); it shows:\n\(last)", sourceLocation: sourceLocation)
+        return last
+    }
+
+    /// Waits until the shell has left (the session ended).
+    func waitForExit() throws -> Bool {
+        for _ in 0..<200 {
+            if try run(["has-session", "-t", "shell"]).status != 0 { return true }
+            usleep(50_000)
+        }
+        return false
     }
 }
 

@@ -122,4 +122,27 @@ struct OneShotTests {
                 == "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT);\n"
                 + "CREATE INDEX player_name ON player (name);\n")
     }
+
+    @Test(
+        "table mode measures what the terminal shows: colour codes, CJK, emoji, combining marks; tabs and line breaks escaped"
+    )
+    func tableWidths() throws {
+        let result = try ShellProcess.run([
+            "--mode", "table", "--header", ":memory:",
+            "SELECT char(27)||'[1;33m'||'key'||char(27)||'[0m' AS k, '漢字テスト' AS cjk, '😀👍🏽🇫🇷' AS emoji, "
+                + "'a'||char(9)||'b'||char(13)||char(10)||'c' AS ctl, 'e'||char(769) AS mark, char(27)||'[2J' AS clear "
+                + "UNION ALL SELECT 'x', 'y', 'z', 'w', 'v', 'u'",
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.output == """
+                +-----+------------+--------+-----------+------+---------+
+                | k   | cjk        | emoji  | ctl       | mark | clear   |
+                +-----+------------+--------+-----------+------+---------+
+                | \u{1B}[1;33mkey\u{1B}[0m | 漢字テスト | 😀👍🏽🇫🇷 | a\\tb\\r\\nc | e\u{301}    | \\x1B[2J |
+                | x   | y          | z      | w         | v    | u       |
+                +-----+------------+--------+-----------+------+---------+
+
+                """)
+    }
 }

@@ -27,15 +27,32 @@ enum ShellProcess {
         return nil
     }()
 
+    /// The sqlite3 shell, which the round-trip tests compare against, or `nil` when it is not installed
+    /// (`scripts/install-test-peers` installs it).
+    static let sqlite3: URL? = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }.map { URL(fileURLWithPath: $0) }
+
     /// Runs `sqltk` with `arguments`, feeding it `input` on standard input (not a terminal).
     static func run(_ arguments: [String], input: String = "") throws -> Result {
         let executable = try #require(executable, "the sqltk executable was not built beside the tests")
+        return try run(executable, arguments, input: Data(input.utf8))
+    }
+
+    /// Runs the sqlite3 shell with `arguments`, feeding it `input` on standard input.
+    static func runSQLite3(_ arguments: [String], input: String = "") throws -> Result {
+        let executable = try #require(sqlite3, "the sqlite3 shell is not installed")
+        return try run(executable, arguments, input: Data(input.utf8))
+    }
+
+    /// Runs `executable` with `arguments`, feeding it `input` on standard input (not a terminal).
+    static func run(_ executable: URL, _ arguments: [String], input: Data) throws -> Result {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }  // the files must outlive the process
         let inputFile = folder.url.appendingPathComponent("stdin")
         let outputFile = folder.url.appendingPathComponent("stdout")
         let errorFile = folder.url.appendingPathComponent("stderr")
-        try Data(input.utf8).write(to: inputFile)
+        try input.write(to: inputFile)
         try Data().write(to: outputFile)
         try Data().write(to: errorFile)
         let process = Process()
@@ -50,6 +67,20 @@ enum ShellProcess {
             status: process.terminationStatus,
             output: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
             error: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    }
+}
+
+/// The shell a round-trip test exports, dumps, imports or loads with.
+enum SQLShell {
+    case sqltk
+    case sqlite3
+
+    /// Runs the shell with `arguments`, feeding it `input` on standard input.
+    func run(_ arguments: [String], input: String = "") throws -> ShellProcess.Result {
+        switch self {
+        case .sqltk: return try ShellProcess.run(arguments, input: input)
+        case .sqlite3: return try ShellProcess.runSQLite3(arguments, input: input)
+        }
     }
 }
 

@@ -33,7 +33,7 @@ public func fuzzCSVImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     do {
         let db = try fuzzDatabase()
-        if tableExists { try db.execute("CREATE TABLE \(quotedIdentifier(table)) (a TEXT, b TEXT)") }
+        if tableExists { try db.execute("CREATE TABLE \(try Database.quoteIdentifier(table)) (a TEXT, b TEXT)") }
         let before = try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
         do {
             try CSVImport.insert(records, into: table, in: db)
@@ -42,7 +42,8 @@ public func fuzzCSVImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let after = try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
             guard after == before else { fatalError("a failed import left a table behind") }
             if tableExists {
-                let rows = try db.queryValue("SELECT count(*) FROM \(quotedIdentifier(table))", as: Int.self)
+                let rows = try db.queryValue(
+                    "SELECT count(*) FROM \(try Database.quoteIdentifier(table))", as: Int.self)
                 guard rows == 0 else { fatalError("a failed import left \(rows ?? -1) rows behind") }
             }
             db.close()
@@ -50,10 +51,11 @@ public func fuzzCSVImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         if !tableExists, let header = records.first {
             // Every field back exactly, in order, as text.
-            let columns = header.fields.map(quotedIdentifier).joined(separator: ", ")
-            let stored = try db.query("SELECT \(columns) FROM \(quotedIdentifier(table)) ORDER BY rowid").map {
-                $0.values
-            }
+            let columns = try header.fields.map(Database.quoteIdentifier).joined(separator: ", ")
+            let stored = try db.query("SELECT \(columns) FROM \(try Database.quoteIdentifier(table)) ORDER BY rowid")
+                .map {
+                    $0.values
+                }
             let expected = records.dropFirst().map { $0.fields.map { DatabaseValue.text($0) } }
             guard stored == expected else { fatalError("the imported rows differ from the records read") }
         }

@@ -1,0 +1,1 @@
+../../../../Sources/sqltk/CSVReader.swift

@@ -1,1 +1,0 @@
-../../../Sources/sqltk/SQLIdentifier.swift
