@@ -51,7 +51,7 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Records the calling thread as inside an access; throws when it is inside one already.
     @inline(__always)
-    private func enter() throws -> ThreadAccessList {
+    private func enter() throws -> ThreadAccessRecord {
         guard let list = ThreadAccesses.enter(identity) else {
             throw ThreadAccesses.reentryError("an access started", ownerName: ownerName)
         }
@@ -191,7 +191,7 @@ final class SerializedDatabase: @unchecked Sendable {
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await AsyncHandOff.perform(
-            take: { () throws -> (Database, ThreadAccessList)? in
+            take: { () throws -> (Database, ThreadAccessRecord)? in
                 let list = try enter()
                 do {
                     if let database = try checkOutIfFree() { return (database, list) }

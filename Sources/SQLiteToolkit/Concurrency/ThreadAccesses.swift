@@ -11,26 +11,32 @@ import Foundation
 /// An async access that runs in place runs its synchronous body without suspending, so it starts and ends on one
 /// thread, like a blocking one.
 enum ThreadAccesses {
-    /// Records that the calling thread entered an access to `owner`, and returns its list for ``leave(_:from:)``;
-    /// `nil`, recording nothing, when the thread is inside an access to `owner` already.
+    /// Records that the calling thread entered an access to `owner`, and returns the record for
+    /// ``leave(_:from:)``; `nil`, recording nothing, when the thread is inside an access to `owner` already.
     @inline(__always)
-    static func enter(_ owner: ObjectIdentifier) -> ThreadAccessList? {
+    static func enter(_ owner: ObjectIdentifier) -> ThreadAccessRecord? {
         let list = ThreadAccessList.current()
-        if list.contains(owner) { return nil }
-        list.push(owner)
-        return list
+        let entered = list._withUnsafeGuaranteedRef { list in
+            if list.contains(owner) { return false }
+            list.push(owner)
+            return true
+        }
+        return entered ? ThreadAccessRecord(list: list) : nil
     }
 
     /// Records that the calling thread left its innermost access to `owner`.
     @inline(__always)
-    static func leave(_ owner: ObjectIdentifier, from list: ThreadAccessList) {
-        list.pop(owner)
-        if list.isFallback, list.isEmpty { fallbackLists.remove(list) }
+    static func leave(_ owner: ObjectIdentifier, from record: ThreadAccessRecord) {
+        let isUnused = record.list._withUnsafeGuaranteedRef { list in
+            list.pop(owner)
+            return list.isFallback && list.isEmpty
+        }
+        if isUnused { fallbackLists.remove(record.list.takeUnretainedValue()) }
     }
 
     /// Whether the calling thread is inside an access to `owner`.
     static func contains(_ owner: ObjectIdentifier) -> Bool {
-        let list = ThreadAccessList.current()
+        let list = ThreadAccessList.current().takeUnretainedValue()
         defer { if list.isFallback, list.isEmpty { fallbackLists.remove(list) } }
         return list.contains(owner)
     }
@@ -43,11 +49,19 @@ enum ThreadAccesses {
     }
 }
 
+/// What ``ThreadAccesses/enter(_:)`` recorded: the calling thread's list, unretained. The thread-local slot (or the
+/// fallback table) holds the list for longer than any access, so an access needs no retain and no release of it.
+struct ThreadAccessRecord {
+    let list: Unmanaged<ThreadAccessList>
+}
+
 /// One thread's accesses, innermost last; touched only by that thread. Nesting is rare and shallow, so the owners of
 /// the innermost access and of the one around it are kept inline and deeper ones in an array.
 final class ThreadAccessList {
-    private var innermost: ObjectIdentifier?
-    private var outer: [ObjectIdentifier] = []
+    // Unchecked exclusivity: only the list's own thread touches it, one access at a time, and the dynamic check
+    // (a thread-local lookup per access) cost more than the rest of the list's bookkeeping.
+    @exclusivity(unchecked) private var innermost: ObjectIdentifier?
+    @exclusivity(unchecked) private var outer: [ObjectIdentifier] = []
     /// Whether the list lives in ``fallbackLists`` (no thread-local storage was available) rather than in the thread.
     let isFallback: Bool
     /// The thread the list belongs to, for ``fallbackLists``.
@@ -78,23 +92,23 @@ final class ThreadAccessList {
         innermost = outer.popLast()
     }
 
-    /// The calling thread's list, made on its first access.
+    /// The calling thread's list, made on its first access; unretained, since its thread keeps it.
     @inline(__always)
-    static func current() -> ThreadAccessList {
+    static func current() -> Unmanaged<ThreadAccessList> {
         if let key = threadAccessListKey, let pointer = ThreadLocalSlot.get(key) {
-            return Unmanaged<ThreadAccessList>.fromOpaque(pointer).takeUnretainedValue()
+            return Unmanaged<ThreadAccessList>.fromOpaque(pointer)
         }
         return makeCurrent()
     }
 
     @inline(never)
-    private static func makeCurrent() -> ThreadAccessList {
+    private static func makeCurrent() -> Unmanaged<ThreadAccessList> {
         if let key = threadAccessListKey {
-            let list = ThreadAccessList(isFallback: false, thread: 0)
-            if ThreadLocalSlot.set(key, Unmanaged.passRetained(list).toOpaque()) { return list }
-            Unmanaged.passUnretained(list).release()
+            let list = Unmanaged.passRetained(ThreadAccessList(isFallback: false, thread: 0))
+            if ThreadLocalSlot.set(key, list.toOpaque()) { return list }
+            list.release()
         }
-        return fallbackLists.list(of: ThreadLocalSlot.currentThreadID())
+        return Unmanaged.passUnretained(fallbackLists.list(of: ThreadLocalSlot.currentThreadID()))
     }
 }
 
