@@ -57,6 +57,27 @@ func waitOffCooperativePool(_ semaphore: DispatchSemaphore) async throws {
     try #require(signalled)
 }
 
+/// Starts `operation` in a new task that runs at once on the calling thread, up to its first suspension point. An
+/// async access of a queue or pool tries to take its connection or reader before it suspends to wait for one, so when
+/// this returns, an access that `operation` starts has found the connection busy and is waiting: no sleep needed.
+/// (Before the releases of Apple's systems that have `Task.immediate`, a plain task, with no such promise.)
+func startImmediately<T: Sendable>(_ operation: sending @escaping () async throws -> T) -> Task<T, any Error> {
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+        return Task.immediate(operation: operation)
+    }
+    return Task(operation: operation)
+}
+
+/// Waits, yielding, until `condition` holds (at most 20 s); `false` when it never did.
+func waitUntil(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        await Task.yield()
+    }
+    return true
+}
+
 /// Runs a query that would take minutes, so that only an interrupt ends it, after setting `started` from a progress
 /// handler inside the running statement: SQLite ignores an interrupt that arrives while no statement runs, so a test
 /// of cancellation must not cancel before this.
