@@ -58,9 +58,11 @@ func waitOffCooperativePool(_ semaphore: DispatchSemaphore) async throws {
 }
 
 /// Starts `operation` in a new task that runs at once on the calling thread, up to its first suspension point. An
-/// async access of a queue or pool tries to take its connection or reader before it suspends to wait for one, so when
-/// this returns, an access that `operation` starts has found the connection busy and is waiting: no sleep needed.
-/// (Before the releases of Apple's systems that have `Task.immediate`, a plain task, with no such promise.)
+/// async access of a queue or pool settles before it suspends whether it runs at once: a read tries to take a reader
+/// and, finding none free, hands itself to a dispatch queue to wait; a pool's write hands itself to the writer's
+/// queue. So when this returns, an access that `operation` starts while the connection is held has been started,
+/// and waits: it cannot have run yet. (Before the releases of Apple's systems that have `Task.immediate`, a plain
+/// task, with no such promise.)
 func startImmediately<T: Sendable>(_ operation: sending @escaping () async throws -> T) -> Task<T, any Error> {
     if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
         return Task.immediate(operation: operation)

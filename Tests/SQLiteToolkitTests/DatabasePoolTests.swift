@@ -601,7 +601,7 @@ struct DatabasePoolTests {
             }
             holder.start()
             try await waitOffCooperativePool(inside)
-            // Returns once the write has asked for the writer, which the holder has.
+            // Returns once the write was started, and handed to the writer's queue to wait for the writer.
             let waiting = startImmediately {
                 try await pool.write { db in
                     try db.execute("INSERT INTO item DEFAULT VALUES")
