@@ -70,6 +70,19 @@ func startImmediately<T: Sendable>(_ operation: sending @escaping () async throw
     return Task(operation: operation)
 }
 
+/// A handshake by probing: calls `probe` until it returns `true`, having seen the other side reach the point the test
+/// waits for, or until `ended` is signalled first, the other side having finished without stopping there. Returns
+/// whether the probe saw it; `ended` stays signalled for the caller's own wait.
+func probeUntilReached(orEnded ended: DispatchSemaphore, _ probe: () throws -> Bool) rethrows -> Bool {
+    while true {
+        if ended.wait(timeout: .now()) == .success {
+            ended.signal()
+            return false
+        }
+        if try probe() { return true }
+    }
+}
+
 /// Waits, yielding, until `condition` holds (at most 20 s); `false` when it never did.
 func waitUntil(_ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(20)

@@ -246,21 +246,17 @@ struct DatabasePoolTests {
             }.start()
             // Handshake: a barrier waiting for the read in progress keeps new reads waiting, so one times out. A
             // barrier that did not wait would run, and end, while the read still holds its reader.
-            var barrierEndedFirst = false
-            while true {
-                if barrierEnded.wait(timeout: .now()) == .success {
-                    barrierEndedFirst = true
-                    break
-                }
+            _ = try probeUntilReached(orEnded: barrierEnded) {
                 do {
                     try pool.read { _ in }
+                    return false
                 } catch let error as DatabaseError where error.reason == .readerTimeout {
-                    break
+                    return true
                 }
             }
             release.signal()
             #expect(wait(readEnded))
-            #expect(barrierEndedFirst || wait(barrierEnded))
+            #expect(wait(barrierEnded))
             #expect(events.current == ["read ends", "barrier runs"])
             #expect(try pool.read { db in try db.query("SELECT * FROM item").statement.columnCount } == 2)
         }

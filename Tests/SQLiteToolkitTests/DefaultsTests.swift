@@ -84,21 +84,17 @@ struct DefaultsTests {
             }.start()
             // Handshake: the probe is refused once the waiter is blocked in its commit. A waiter that did not wait
             // returns (with SQLITE_BUSY) while the holder still reads.
-            var returnedBeforeRelease = false
-            while true {
-                if finished.wait(timeout: .now()) == .success {
-                    returnedBeforeRelease = true
-                    break
-                }
+            let waited = try probeUntilReached(orEnded: finished) {
                 do {
                     _ = try probe.queryValue("SELECT count(*) FROM t", as: Int.self)
+                    return false
                 } catch let error as DatabaseError where error.isBusy {
-                    break
+                    return true
                 }
             }
             try holder.commit()
-            #expect(!returnedBeforeRelease, "the write returned while the holder still read")
-            if !returnedBeforeRelease { #expect(wait(finished)) }
+            #expect(waited, "the write returned while the holder still read")
+            #expect(wait(finished))
             #expect(outcome.error == nil)
             #expect(try holder.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
             holder.close()
