@@ -3,7 +3,7 @@ import Testing
 
 @testable import SQLiteToolkit
 
-@Suite("Async accesses run off Swift's cooperative threads", .timeLimit(.minutes(3)))
+@Suite("Async accesses never hold every thread of Swift's cooperative pool", .timeLimit(.minutes(3)))
 struct AsyncAccessThreadTests {
     /// Swift's cooperative pool has one thread per active core. More long async accesses than that, all run in
     /// place on the tasks' threads or on concurrent dispatch queues (which share those threads on Linux), would hold

@@ -57,6 +57,42 @@ func waitOffCooperativePool(_ semaphore: DispatchSemaphore) async throws {
     try #require(signalled)
 }
 
+/// Starts `operation` in a new task that runs at once on the calling thread, up to its first suspension point. An
+/// async access of a queue or pool settles before it suspends whether it runs at once: a read tries to take a reader
+/// and, finding none free, hands itself to a dispatch queue to wait; a pool's write hands itself to the writer's
+/// queue. So when this returns, an access that `operation` starts while the connection is held has been started,
+/// and waits: it cannot have run yet. (Before the releases of Apple's systems that have `Task.immediate`, a plain
+/// task, with no such promise.)
+func startImmediately<T: Sendable>(_ operation: sending @escaping () async throws -> T) -> Task<T, any Error> {
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+        return Task.immediate(operation: operation)
+    }
+    return Task(operation: operation)
+}
+
+/// A handshake by probing: calls `probe` until it returns `true`, having seen the other side reach the point the test
+/// waits for, or until `ended` is signalled first, the other side having finished without stopping there. Returns
+/// whether the probe saw it; `ended` stays signalled for the caller's own wait.
+func probeUntilReached(orEnded ended: DispatchSemaphore, _ probe: () throws -> Bool) rethrows -> Bool {
+    while true {
+        if ended.wait(timeout: .now()) == .success {
+            ended.signal()
+            return false
+        }
+        if try probe() { return true }
+    }
+}
+
+/// Waits, yielding, until `condition` holds (at most 20 s); `false` when it never did.
+func waitUntil(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        await Task.yield()
+    }
+    return true
+}
+
 /// Runs a query that would take minutes, so that only an interrupt ends it, after setting `started` from a progress
 /// handler inside the running statement: SQLite ignores an interrupt that arrives while no statement runs, so a test
 /// of cancellation must not cancel before this.

@@ -221,22 +221,42 @@ struct DatabasePoolTests {
 
     @Test("a barrier write waits for the reads in progress and runs alone")
     func barrierWaitsForReads() throws {
-        try withPool { pool in
+        // A short reader timeout: a read kept waiting by the barrier says so quickly.
+        try withPool(readerTimeout: 0.05) { pool in
             let inside = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let readEnded = DispatchSemaphore(value: 0)
             let events = Locked<[String]>([])
-            let reader = Thread {
+            Thread {
                 try? pool.read { _ in
                     inside.signal()
-                    Thread.sleep(forTimeInterval: 0.2)
+                    _ = release.wait(timeout: .now() + 20)
                     events.withLock { $0.append("read ends") }
                 }
-            }
-            reader.start()
+                readEnded.signal()
+            }.start()
             #expect(wait(inside))
-            try pool.barrierWrite { db in
-                events.withLock { $0.append("barrier runs") }
-                try db.execute("ALTER TABLE item ADD COLUMN name TEXT")
+            let barrierEnded = DispatchSemaphore(value: 0)
+            Thread {
+                try? pool.barrierWrite { db in
+                    events.withLock { $0.append("barrier runs") }
+                    try db.execute("ALTER TABLE item ADD COLUMN name TEXT")
+                }
+                barrierEnded.signal()
+            }.start()
+            // Handshake: a barrier waiting for the read in progress keeps new reads waiting, so one times out. A
+            // barrier that did not wait would run, and end, while the read still holds its reader.
+            _ = try probeUntilReached(orEnded: barrierEnded) {
+                do {
+                    try pool.read { _ in }
+                    return false
+                } catch let error as DatabaseError where error.reason == .readerTimeout {
+                    return true
+                }
             }
+            release.signal()
+            #expect(wait(readEnded))
+            #expect(wait(barrierEnded))
             #expect(events.current == ["read ends", "barrier runs"])
             #expect(try pool.read { db in try db.query("SELECT * FROM item").statement.columnCount } == 2)
         }
@@ -426,8 +446,8 @@ struct DatabasePoolTests {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path, maximumReaderCount: 1)
             let release = try await holdReader(of: pool)
-            let waiting = Task { try await pool.read { db in try db.queryValue("SELECT 2", as: Int.self) } }
-            try await Task.sleep(for: .milliseconds(50))
+            // Returns once the read found every reader busy and waits for one.
+            let waiting = startImmediately { try await pool.read { db in try db.queryValue("SELECT 2", as: Int.self) } }
             release.signal()
             #expect(try await waiting.value == 2)
             #expect(pool.readerCount == 1)
@@ -450,12 +470,21 @@ struct DatabasePoolTests {
             // wakes to a closed pool.
             let pool2 = try DatabasePool(path: path, maximumReaderCount: 1)
             let release2 = try await holdReader(of: pool2)
-            let waiting = Task { try await pool2.read { db in try db.queryValue("SELECT 1", as: Int.self) } }
-            try await Task.sleep(for: .milliseconds(50))
-            let closer = Task.detached { try pool2.close() }
-            try await Task.sleep(for: .milliseconds(50))
+            let waiting = startImmediately {
+                try await pool2.read { db in try db.queryValue("SELECT 1", as: Int.self) }
+            }
+            // close() on a thread of its own: it blocks until the read holding the reader ends.
+            let closeEnded = DispatchSemaphore(value: 0)
+            let closeError = Locked<(any Error)?>(nil)
+            Thread {
+                do { try pool2.close() } catch { closeError.withLock { $0 = error } }
+                closeEnded.signal()
+            }.start()
+            // The pool says it is closed as soon as close() starts, before close() waits for the read in progress.
+            #expect(await waitUntil { !pool2.isOpen })
             release2.signal()
-            try await closer.value
+            try await waitOffCooperativePool(closeEnded)
+            #expect(closeError.current == nil)
             let closed = try await #require(throws: DatabaseError.self) { try await waiting.value }
             #expect(closed.reason == .accessAfterClose)
             release.signal()
@@ -568,13 +597,13 @@ struct DatabasePoolTests {
             }
             holder.start()
             try await waitOffCooperativePool(inside)
-            let waiting = Task {
+            // Returns once the write was started, and handed to the writer's queue to wait for the writer.
+            let waiting = startImmediately {
                 try await pool.write { db in
                     try db.execute("INSERT INTO item DEFAULT VALUES")
                     return try db.queryValue("SELECT count(*) FROM item", as: Int.self)
                 }
             }
-            try await Task.sleep(for: .milliseconds(50))
             release.signal()
             // The waiting write ran after the holder committed: it saw both rows.
             #expect(try await waiting.value == 2)

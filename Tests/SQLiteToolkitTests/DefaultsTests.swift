@@ -59,33 +59,46 @@ struct DefaultsTests {
         try TemporaryFile.withDatabasePath { path in
             let holder = try Database(path: path)
             try holder.execute("CREATE TABLE t (x)")
-            try holder.beginTransaction(.immediate)
-            try holder.execute("INSERT INTO t VALUES (1)")
+            // The holder keeps a read transaction open: its shared lock lets a writer write, but not commit.
+            try holder.beginTransaction(.deferred)
+            #expect(try holder.queryValue("SELECT count(*) FROM t", as: Int.self) == 0)
+            // A connection that never waits. SQLite refuses it a read only while a writer holds the pending lock,
+            // which a committing writer takes, and keeps, while it waits for the readers to leave.
+            var probeConfiguration = Database.Configuration()
+            probeConfiguration.busyMode = .immediateError
+            let probe = try Database(path: path, configuration: probeConfiguration)
 
             // The waiting connection is opened on a thread of its own (not a global dispatch queue, whose few
             // threads the tests running in parallel may all be using), with the default configuration.
-            let started = DispatchSemaphore(value: 0)
             let finished = DispatchSemaphore(value: 0)
             let outcome = Outcome()
             Thread {
                 do {
                     let waiter = try Database(path: path)
-                    started.signal()
-                    try waiter.execute("INSERT INTO t VALUES (2)")
+                    try waiter.execute("INSERT INTO t VALUES (1)")
                     outcome.set(nil)
                 } catch {
                     outcome.set(error)
                 }
                 finished.signal()
             }.start()
-            started.wait()
-            // Give the waiter time to reach the lock; if it gets there only after the commit, it succeeds anyway.
-            Thread.sleep(forTimeInterval: 0.1)
+            // Handshake: the probe is refused once the waiter is blocked in its commit. A waiter that did not wait
+            // returns (with SQLITE_BUSY) while the holder still reads.
+            let waited = try probeUntilReached(orEnded: finished) {
+                do {
+                    _ = try probe.queryValue("SELECT count(*) FROM t", as: Int.self)
+                    return false
+                } catch let error as DatabaseError where error.isBusy {
+                    return true
+                }
+            }
             try holder.commit()
-            finished.wait()
+            #expect(waited, "the write returned while the holder still read")
+            #expect(wait(finished))
             #expect(outcome.error == nil)
-            #expect(try holder.queryValue("SELECT count(*) FROM t", as: Int.self) == 2)
+            #expect(try holder.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
             holder.close()
+            probe.close()
         }
     }
 

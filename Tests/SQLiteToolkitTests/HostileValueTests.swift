@@ -179,8 +179,9 @@ struct HostileValueTests {
         #expect(try db.queryValue("SELECT typeof(? - 1)", min, as: String.self) == "real")
         let abs = try #require(throws: DatabaseError.self) { try db.queryValue("SELECT abs(?)", min, as: Int64.self) }
         #expect(abs.message.contains("integer overflow"))
-        // One below Int64.min, as text: SQLite reads it as REAL, so an integer read throws or clamps, never traps.
-        _ = try? db.queryValue("SELECT '-9223372036854775809'", as: Int64.self)
+        // One below Int64.min, as text: SQLite's conversion to an integer clamps it to Int64.min, never traps.
+        #expect(try db.queryValue("SELECT '-9223372036854775809'", as: Int64.self) == min)
+        #expect(try db.queryValue("SELECT '9223372036854775808'", as: Int64.self) == Int64.max)
         #expect(try db.queryValue("SELECT CAST('-9223372036854775808' AS INTEGER)", as: Int64.self) == min)
         // As a date: far in the past, no trap.
         #expect(try db.queryValue("SELECT ?", min, as: Date.self) == Date(timeIntervalSince1970: Double(min)))

@@ -24,50 +24,67 @@ struct KnownCrashRegressionTests {
     @Test("closing the connection inside a trace callback does not free the running statement")
     func closeInsideTrace() throws {
         let db = try Database()
-        try db.trace { _ in db.close() }
-        do { try db.execute("SELECT 1") } catch is DatabaseError {}
-        do { try db.execute("SELECT 2") } catch is DatabaseError {}
-        db.close()
+        var traced = 0
+        try db.trace { _ in
+            traced += 1
+            db.close()
+        }
+        // The traced statement runs to its end on the connection the close retired, then the close completes.
+        try db.execute("SELECT 1")
+        #expect(traced == 1)
         #expect(!db.isOpen)
+        let error = try #require(throws: DatabaseError.self) { try db.execute("SELECT 2") }
+        #expect(error.reason == .connectionClosed)
+        #expect(traced == 1)
     }
 
     @Test("closing the connection inside a progress handler does not free the running statement")
     func closeInsideProgressHandler() throws {
         let db = try Database()
+        var calls = 0
         try db.setProgressHandler(every: 1) {
+            calls += 1
             db.close()
             return false
         }
-        do {
-            _ = try db.queryValue(
-                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT count(*) FROM c",
-                as: Int.self)
-        } catch is DatabaseError {}
-        db.close()
+        let sql =
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT count(*) FROM c"
+        // Called every instruction, the handler first runs while SQLite prepares the statement (it reads the schema
+        // then), before the statement exists: a close deferred from there still lets the new statement run on the
+        // closed connection, and its value is returned instead of the closed error. A close from the handler once
+        // the statement runs throws as it should (CloseInCallbackTests).
+        withKnownIssue("a close from a callback during prepare does not reach the statement prepared after it") {
+            let error = #expect(throws: DatabaseError.self) { try db.queryValue(sql, as: Int.self) }
+            #expect(error?.reason == .connectionClosed)
+        }
+        // The statement kept running under SQLite after the close (the handler was called again), and nothing was
+        // freed under it.
+        #expect(calls > 1)
         #expect(!db.isOpen)
+        let later = try #require(throws: DatabaseError.self) { try db.execute("SELECT 1") }
+        #expect(later.reason == .connectionClosed)
     }
 
-    @Test("a Date read from text with 20 fraction digits is a date or a typed error")
+    @Test("a Date read from text with 20 fraction digits is the instant its first nine digits name")
     func dateWithLongFraction() throws {
         let db = try Database()
-        let text = "2026-01-01 00:00:00." + String(repeating: "9", count: 20)
-        let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01 00:00:00 UTC
-        do {
-            let date = try #require(try db.queryValue("SELECT ?", text, as: Date.self))
-            #expect(date >= start && date <= start.addingTimeInterval(1))
-        } catch is DatabaseError {}
-        do { _ = try db.queryValue("SELECT ?", text, as: ISO8601Date.self) } catch is DatabaseError {}
+        let text = "2026-01-01 00:00:00." + "123456789" + String(repeating: "9", count: 11)
+        let expected = 1_767_225_600.123_456_789  // 2026-01-01 00:00:00.123456789 UTC
+        let date = try #require(try db.queryValue("SELECT ?", text, as: Date.self))
+        #expect(abs(date.timeIntervalSince1970 - expected) < 1e-6)
+        let iso = try #require(try db.queryValue("SELECT ?", text, as: ISO8601Date.self))
+        #expect(iso.date == date)
     }
 
-    @Test("SQL after an embedded NUL is not silently dropped")
+    @Test("SQL after an embedded NUL is not silently dropped: the script is refused before anything runs")
     func embeddedNULInSQL() throws {
         let db = try Database()
         try db.execute("CREATE TABLE t (x)")
-        do {
+        let error = try #require(throws: DatabaseError.self) {
             try db.executeScript("INSERT INTO t VALUES (1);\u{0}INSERT INTO t VALUES (2)")
-            #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 2)
-        } catch is DatabaseError {
-            // Rejecting the NUL with a typed error is the other correct answer.
         }
+        #expect(error.code == .misuse)
+        #expect(error.reason == .embeddedNUL(offset: 25))
+        #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 0)
     }
 }

@@ -199,8 +199,8 @@ struct Model {
     }
 
     /// Reads row `id` as every type and checks what SQLite's documented conversions give. Each checked read uses a
-    /// fresh cursor: a read converts the value in place, so a second read of the same column may see the conversion
-    /// (see `KnownIssueTests`).
+    /// fresh cursor, so each type is checked alone; that one read does not change what the next read of the same
+    /// column sees is `WrongResultRegressionTests`' subject.
     static func checkTypedReads(_ db: Database, id: Int64, expected: DatabaseValue) throws {
         func read<T: DatabaseValueConvertible>(_: T.Type) throws -> T {
             let cursor = try db.query("SELECT v FROM kv WHERE id = ?", id)

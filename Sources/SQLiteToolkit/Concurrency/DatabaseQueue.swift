@@ -9,7 +9,7 @@ import Foundation
 ///     try db.execute("INSERT INTO player (name, score) VALUES (?, ?)", "Arthur", 100)
 /// }
 /// let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM player", as: Int.self) }
-/// // In async code, the same calls with `await`: they never block Swift's cooperative threads.
+/// // In async code, the same calls with `await`: they never wait for the connection on Swift's cooperative threads.
 /// let names = try await queue.read { db in try db.query("SELECT name FROM player").map { try $0.value(at: 0) as String } }
 /// ```
 ///
@@ -126,8 +126,12 @@ public final class DatabaseQueue: Sendable {
 
     // MARK: - Async accesses
 
-    /// ``inDatabase(_:)`` for async code: runs, and waits for the connection, on a dispatch queue of the queue,
-    /// never on a thread of Swift's cooperative pool; cancelling the task interrupts the running statement.
+    /// ``inDatabase(_:)`` for async code; cancelling the task interrupts the running statement.
+    ///
+    /// When the connection is free, and fewer async accesses than the cores minus one run that way in the process,
+    /// the access runs at once on the calling task's thread, like any synchronous code in an async function.
+    /// Otherwise it waits for the connection, and runs, on a dispatch queue of the queue, so no thread of Swift's
+    /// cooperative pool is held waiting. See <doc:Concurrency> for why.
     @discardableResult
     public func inDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serialized.asyncAccess(body)

@@ -2,10 +2,10 @@ import Foundation
 import SQLiteToolkit
 import Testing
 
-/// Wrong results (not crashes) found by the randomized model test in the connection layer, with the behaviour a fix
-/// must give: disabled until fixed, then kept as regression tests.
-@Suite("Known issues found by the randomized model test")
-struct KnownIssueTests {
+/// Wrong results (not crashes) that the randomized model test found in the connection layer: each test states the
+/// behaviour the fix gives.
+@Suite("Regression tests: wrong results found by the randomized model test")
+struct WrongResultRegressionTests {
     @Test("reading a column as String does not change the storage class a later read of the same column sees")
     func secondReadSeesConversion() throws {
         let db = try Database()
