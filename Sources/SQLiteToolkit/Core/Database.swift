@@ -260,6 +260,12 @@ public final class Database {
             return (code, statement, tail.map { $0 - text } ?? 0)
         }
         let (code, statementHandle, tailOffset) = result
+        // A callback SQLite ran while preparing (a progress handler, while the schema is read) may have closed the
+        // connection: the new statement must not run on it.
+        guard handle != nil else {
+            _ = statementHandle?.finalize()
+            throw closedError(sql: sql)
+        }
         guard code == .ok else {
             // SQLite stops reading at a NUL: say so rather than report an error in the truncated text.
             if let offset = Database.nulOffset(in: sql) { throw Database.nulError(offset: offset, sql: sql) }
