@@ -65,39 +65,40 @@ public struct DatabaseTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == DatabaseTrait {
-    /// A database for each test, in `storage`, prepared by `setUps` in order.
+    /// A database for each test, prepared by `setUps` in order, in `storage` (in memory by default).
     ///
     /// ```swift
-    /// @Test(.database(.pool, .migrator(AppDatabase.migrator), .sql("INSERT INTO player (name) VALUES ('Arthur')")))
+    /// @Test(.database(.migrator(AppDatabase.migrator), .sql("INSERT INTO player (name) VALUES ('Arthur')")))
+    /// @Test(.database(storage: .pool))  // an empty database file behind a DatabasePool
     /// ```
     public static func database(
-        _ storage: TestDatabase.Storage = .inMemory,
-        configuration: Database.Configuration = Database.Configuration(),
-        _ setUps: DatabaseSetUp...
+        _ setUps: DatabaseSetUp...,
+        storage: TestDatabase.Storage = .inMemory,
+        configuration: Database.Configuration = Database.Configuration()
     ) -> Self {
         DatabaseTrait(storage: storage, configuration: configuration, setUps: setUps)
     }
 
-    /// A database for each test, in `storage`, with every migration of `migrator` applied.
+    /// A database for each test with every migration of `migrator` applied, in `storage` (in memory by default).
     ///
     /// ```swift
     /// @Suite(.database(migrator: AppDatabase.migrator))
     /// ```
     public static func database(
-        _ storage: TestDatabase.Storage = .inMemory,
-        configuration: Database.Configuration = Database.Configuration(),
-        migrator: DatabaseMigrator
+        migrator: DatabaseMigrator,
+        storage: TestDatabase.Storage = .inMemory,
+        configuration: Database.Configuration = Database.Configuration()
     ) -> Self {
         DatabaseTrait(storage: storage, configuration: configuration, setUps: [.migrator(migrator)])
     }
 
-    /// A database for each test, in `storage`, prepared by `prepare`.
+    /// A database for each test, prepared by `prepare`, in `storage` (in memory by default).
     ///
     /// ```swift
     /// @Test(.database { db in try db.execute("CREATE TABLE player (name TEXT NOT NULL UNIQUE)") })
     /// ```
     public static func database(
-        _ storage: TestDatabase.Storage = .inMemory,
+        storage: TestDatabase.Storage = .inMemory,
         configuration: Database.Configuration = Database.Configuration(),
         prepare: @escaping @Sendable (Database) throws -> Void
     ) -> Self {
