@@ -7,10 +7,12 @@ extension TestDatabase {
     /// returns them.
     ///
     /// ```swift
-    /// #expect(count == 2, "\(try TestDatabase.dump(db))")
+    /// let dump = try TestDatabase.dump(db)
+    /// #expect(count == 2, "\(dump)")
     /// ```
     ///
-    /// The dump holds your data: use it in tests, not in errors or logs of an app.
+    /// The dump is built before the expectation runs, because a comment cannot throw. It holds your data: use it in
+    /// tests, not in errors or logs of an app.
     public static func dump(_ db: Database) throws -> String {
         let names = try db.query(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
