@@ -38,13 +38,7 @@ public func expectDatabaseError<R>(
     sourceLocation: SourceLocation = #_sourceLocation,
     performing body: () throws -> R
 ) -> DatabaseError? {
-    let expectation = DatabaseErrorExpectation(code: code, reason: reason)
-    do {
-        _ = try body()
-    } catch {
-        return expectation.check(error, comment, sourceLocation)
-    }
-    return expectation.check(nil, comment, sourceLocation)
+    DatabaseErrorExpectation(code: code, reason: reason).evaluate(body, comment, sourceLocation)
 }
 
 /// Expects `body` to throw a `DatabaseError` whose typed reason is `reason`, whatever its code.
@@ -63,13 +57,7 @@ public func expectDatabaseError<R>(
     sourceLocation: SourceLocation = #_sourceLocation,
     performing body: () throws -> R
 ) -> DatabaseError? {
-    let expectation = DatabaseErrorExpectation(code: nil, reason: reason)
-    do {
-        _ = try body()
-    } catch {
-        return expectation.check(error, comment, sourceLocation)
-    }
-    return expectation.check(nil, comment, sourceLocation)
+    DatabaseErrorExpectation(code: nil, reason: reason).evaluate(body, comment, sourceLocation)
 }
 
 /// Expects awaited code to throw a `DatabaseError` whose code matches `code` and, when given, whose reason is
@@ -85,13 +73,7 @@ public func expectDatabaseError<R>(
     sourceLocation: SourceLocation = #_sourceLocation,
     performing body: () async throws -> R
 ) async -> DatabaseError? {
-    let expectation = DatabaseErrorExpectation(code: code, reason: reason)
-    do {
-        _ = try await body()
-    } catch {
-        return expectation.check(error, comment, sourceLocation)
-    }
-    return expectation.check(nil, comment, sourceLocation)
+    await DatabaseErrorExpectation(code: code, reason: reason).evaluate(body, comment, sourceLocation)
 }
 
 /// Expects awaited code to throw a `DatabaseError` whose typed reason is `reason`, whatever its code.
@@ -105,19 +87,37 @@ public func expectDatabaseError<R>(
     sourceLocation: SourceLocation = #_sourceLocation,
     performing body: () async throws -> R
 ) async -> DatabaseError? {
-    let expectation = DatabaseErrorExpectation(code: nil, reason: reason)
-    do {
-        _ = try await body()
-    } catch {
-        return expectation.check(error, comment, sourceLocation)
-    }
-    return expectation.check(nil, comment, sourceLocation)
+    await DatabaseErrorExpectation(code: nil, reason: reason).evaluate(body, comment, sourceLocation)
 }
 
 /// What an `expectDatabaseError` call asks for, and the check of what was thrown.
 struct DatabaseErrorExpectation {
     var code: ResultCode?
     var reason: DatabaseError.Reason?
+
+    /// Runs `body` and checks what it threw.
+    func evaluate<R>(
+        _ body: () throws -> R, _ comment: Comment?, _ sourceLocation: SourceLocation
+    ) -> DatabaseError? {
+        do {
+            _ = try body()
+        } catch {
+            return check(error, comment, sourceLocation)
+        }
+        return check(nil, comment, sourceLocation)
+    }
+
+    /// Awaits `body` and checks what it threw.
+    func evaluate<R>(
+        _ body: () async throws -> R, _ comment: Comment?, _ sourceLocation: SourceLocation
+    ) async -> DatabaseError? {
+        do {
+            _ = try await body()
+        } catch {
+            return check(error, comment, sourceLocation)
+        }
+        return check(nil, comment, sourceLocation)
+    }
 
     /// Whether `error` is what was expected.
     func matches(_ error: DatabaseError) -> Bool {

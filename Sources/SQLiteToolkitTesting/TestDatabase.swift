@@ -52,13 +52,7 @@ public enum TestDatabase {
     /// - Throws: ``TestDatabaseError/storageMismatch(expected:actual:)`` when the trait asked for a
     ///   ``Storage/pool``; ``TestDatabaseError/noDatabaseTrait`` without a trait.
     public static var queue: DatabaseQueue {
-        get throws {
-            let context = try context()
-            guard let queue = context.writer as? DatabaseQueue else {
-                throw TestDatabaseError.storageMismatch(expected: "a DatabaseQueue", actual: context.storage)
-            }
-            return queue
-        }
+        get throws { try current(as: DatabaseQueue.self) }
     }
 
     /// The running test's database as a `DatabasePool`, for the pool's own API (`barrierWrite`, `checkpoint`).
@@ -66,13 +60,15 @@ public enum TestDatabase {
     /// - Throws: ``TestDatabaseError/storageMismatch(expected:actual:)`` when the trait did not ask for a
     ///   ``Storage/pool``; ``TestDatabaseError/noDatabaseTrait`` without a trait.
     public static var pool: DatabasePool {
-        get throws {
-            let context = try context()
-            guard let pool = context.writer as? DatabasePool else {
-                throw TestDatabaseError.storageMismatch(expected: "a DatabasePool", actual: context.storage)
-            }
-            return pool
+        get throws { try current(as: DatabasePool.self) }
+    }
+
+    private static func current<Writer: DatabaseWriter>(as type: Writer.Type) throws -> Writer {
+        let context = try context()
+        guard let writer = context.writer as? Writer else {
+            throw TestDatabaseError.storageMismatch(expected: "a \(Writer.self)", actual: context.storage)
         }
+        return writer
     }
 
     /// The running test's database file, or `nil` for an in-memory database.
