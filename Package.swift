@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "SQLiteToolkit", targets: ["SQLiteToolkit"]),
         .library(name: "SQLiteBindings", targets: ["SQLiteBindings"]),
+        // For test targets only: a database per test (a Swift Testing trait), error and content expectations.
+        .library(name: "SQLiteToolkitTesting", targets: ["SQLiteToolkitTesting"]),
         // The prefixed C API itself, for code that calls SQLite directly (and the benchmarks' raw C baseline).
         .library(name: "CSQLiteToolkit", targets: ["CSQLiteToolkit"]),
         // The command-line SQL shell, with encryption: `swift run sqltk`.
@@ -39,6 +41,14 @@ let package = Package(
         .target(
             name: "SQLiteToolkit",
             dependencies: ["SQLiteBindings"]
+        ),
+        // Swift Testing support for the users' test targets. It imports the toolchain's Testing module and has no
+        // package dependency: its row diffs are its own, not swift-custom-dump's, because a dependency of a
+        // library product is resolved (cloned) by every package that depends on SQLiteToolkit, test target or
+        // not, and a diff of rows that knows the SQL, the column names and SQL literals is a few dozen lines.
+        .target(
+            name: "SQLiteToolkitTesting",
+            dependencies: ["SQLiteToolkit"]
         ),
         // The command-line SQL shell: uses SQLiteToolkit's public API only, like any program.
         .executableTarget(
@@ -85,6 +95,10 @@ let package = Package(
         .testTarget(
             name: "SQLiteToolkitTests",
             dependencies: ["SQLiteToolkit", "sqltk-test-helper", "sqltk-crash-writer"]
+        ),
+        .testTarget(
+            name: "SQLiteToolkitTestingTests",
+            dependencies: ["SQLiteToolkitTesting", "SQLiteToolkit"]
         ),
         .testTarget(
             name: "SQLiteBindingsTests",

@@ -4,7 +4,7 @@ import Testing
 /// Keeps the articles' code samples from drifting away from the tests that compile them.
 ///
 /// Every Swift code block of a DocC article names its test in the text after it: "Runs in `FileTests.swift`" when
-/// every line of the block appears, trimmed, as a line of that test file under Tests/SQLiteToolkitTests/ (the
+/// every line of the block appears, trimmed, as a line of that test file under one of `testFolders` (the
 /// test may add lines of its own between them: `#expect`s, set-up), or "Mirrors `FileTests.swift`" when the
 /// test runs the same steps in other words (the file must exist). The README's samples are held to the same rule
 /// when they carry a marker; its Package.swift fragments carry none.
@@ -14,7 +14,13 @@ struct DocsSampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static let catalogs = ["Sources/SQLiteToolkit/SQLiteToolkit.docc", "Sources/SQLiteBindings/SQLiteBindings.docc"]
+    static let catalogs = [
+        "Sources/SQLiteToolkit/SQLiteToolkit.docc", "Sources/SQLiteBindings/SQLiteBindings.docc",
+        "Sources/SQLiteToolkitTesting/SQLiteToolkitTesting.docc",
+    ]
+
+    /// Where a marker's test file may be: the testing product's samples run in its own test target.
+    static let testFolders = ["Tests/SQLiteToolkitTests", "Tests/SQLiteToolkitTestingTests"]
 
     /// Every article of both catalogs, by path relative to the root.
     static var articles: [String] {
@@ -99,9 +105,11 @@ struct DocsSampleTests {
                 }
                 continue
             }
-            let testURL = root.appendingPathComponent("Tests/SQLiteToolkitTests/\(marker.file)")
-            guard let test = try? String(contentsOf: testURL, encoding: .utf8) else {
-                Issue.record("\(path):\(sample.line): no test file Tests/SQLiteToolkitTests/\(marker.file)")
+            let tests = testFolders.lazy.compactMap { folder in
+                try? String(contentsOf: root.appendingPathComponent("\(folder)/\(marker.file)"), encoding: .utf8)
+            }
+            guard let test = tests.first else {
+                Issue.record("\(path):\(sample.line): no test file \(marker.file) in \(testFolders)")
                 continue
             }
             guard marker.verbatim else { continue }
