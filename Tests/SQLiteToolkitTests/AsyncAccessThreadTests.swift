@@ -59,7 +59,7 @@ struct AsyncAccessThreadTests {
             }
             #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
             #expect(try await queues[0].read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 

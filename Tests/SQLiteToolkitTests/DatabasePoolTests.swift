@@ -15,7 +15,7 @@ struct DatabasePoolTests {
         try TemporaryFile.withDatabasePath { path in
             let pool = try DatabasePool(
                 path: path, maximumReaderCount: maximumReaderCount, readerTimeout: readerTimeout, setUp: setUp)
-            defer { try? pool.close() }
+            defer { pool.close() }
             try pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
             return try body(pool)
         }
@@ -149,7 +149,7 @@ struct DatabasePoolTests {
                 try pool.write { _ in
                     record { try pool.read { _ in } }
                     record { try pool.write { _ in } }
-                    record { try pool.close() }
+                    record { try pool.reopen() }
                 }
                 return reasons
             }
@@ -273,7 +273,7 @@ struct DatabasePoolTests {
                 }
                 let result = try pool.checkpoint(.passive)
                 #expect(result.walFrames < 1000)
-                try pool.close()
+                pool.close()
                 try pool.reopen()
             }
         }
@@ -300,7 +300,7 @@ struct DatabasePoolTests {
                 try await group.waitForAll()
             }
             #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 20)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -308,12 +308,12 @@ struct DatabasePoolTests {
     func closed() throws {
         try withPool { pool in
             try pool.read { _ in }
-            try pool.close()
+            pool.close()
             #expect(pool.readerCount == 0)
             let error = try #require(throws: DatabaseError.self) { try pool.read { _ in } }
             #expect(error.reason == .accessAfterClose)
             #expect(throws: DatabaseError.self) { try pool.write { _ in } }
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -328,7 +328,7 @@ struct DatabasePoolTests {
             try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
             try pool.read { _ in }
             #expect(setUps.current == 2)  // the writer and one reader
-            try pool.close()
+            pool.close()
             #expect(!pool.isOpen)
             #expect(throws: DatabaseError.self) { try pool.read { _ in } }
             try pool.reopen()
@@ -354,7 +354,7 @@ struct DatabasePoolTests {
             try pool.reopen()
             #expect(setUps.current == 1)
             for round in 1...3 {
-                try pool.close()
+                pool.close()
                 try pool.reopen()
                 try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
                 #expect(try pool.read { db in try count(db) } == round)
@@ -393,7 +393,7 @@ struct DatabasePoolTests {
             let pool = try DatabasePool(path: path) { _ in
                 if shouldFail.current { throw HookFailure() }
             }
-            try pool.close()
+            pool.close()
             shouldFail.withLock { $0 = true }
             #expect(throws: HookFailure.self) { try pool.reopen() }
             #expect(!pool.isOpen)
@@ -402,7 +402,7 @@ struct DatabasePoolTests {
             shouldFail.withLock { $0 = false }
             try pool.reopen()
             #expect(try pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -417,7 +417,7 @@ struct DatabasePoolTests {
             let error = try await cancelOnceStarted(task, started)
             #expect(error.isInterrupted)
             #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -431,7 +431,7 @@ struct DatabasePoolTests {
             release.signal()
             #expect(try await waiting.value == 2)
             #expect(pool.readerCount == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -452,14 +452,14 @@ struct DatabasePoolTests {
             let release2 = try await holdReader(of: pool2)
             let waiting = Task { try await pool2.read { db in try db.queryValue("SELECT 1", as: Int.self) } }
             try await Task.sleep(for: .milliseconds(50))
-            let closer = Task.detached { try pool2.close() }
+            let closer = Task.detached { pool2.close() }
             try await Task.sleep(for: .milliseconds(50))
             release2.signal()
-            try await closer.value
+            await closer.value
             let closed = try await #require(throws: DatabaseError.self) { try await waiting.value }
             #expect(closed.reason == .accessAfterClose)
             release.signal()
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -492,7 +492,7 @@ struct DatabasePoolTests {
             fail.withLock { $0 = false }
             #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
             #expect(pool.readerCount == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -500,7 +500,7 @@ struct DatabasePoolTests {
     func closedWriterNamesThePool() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path)
-            try pool.close()
+            pool.close()
             var errors: [DatabaseError] = []
             errors.append(try #require(throws: DatabaseError.self) { try pool.write { _ in } })
             errors.append(try #require(throws: DatabaseError.self) { try pool.writeWithoutTransaction { _ in } })
@@ -516,7 +516,7 @@ struct DatabasePoolTests {
             }
             // A queue's message still names the queue.
             let queue = try DatabaseQueue()
-            try queue.close()
+            queue.close()
             let queueError = try #require(throws: DatabaseError.self) { try queue.write { _ in } }
             #expect(queueError.message == "the database queue is closed")
         }
@@ -548,7 +548,7 @@ struct DatabasePoolTests {
                 try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
             }
             #expect(try blockingCount() == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -578,7 +578,7 @@ struct DatabasePoolTests {
             release.signal()
             // The waiting write ran after the holder committed: it saw both rows.
             #expect(try await waiting.value == 2)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -599,7 +599,7 @@ struct DatabasePoolTests {
             #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 0)
             try await pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
             #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -607,7 +607,7 @@ struct DatabasePoolTests {
     func readerMemoryMapping() throws {
         try TemporaryFile.withDatabasePath { path in
             let pool = try DatabasePool(path: path)
-            defer { try? pool.close() }
+            defer { pool.close() }
             try pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
             #expect(
                 try pool.read { db in try db.queryValue("PRAGMA mmap_size", as: Int.self) }
@@ -615,7 +615,7 @@ struct DatabasePoolTests {
         }
         try TemporaryFile.withDatabasePath { path in
             let pool = try DatabasePool(path: path) { db in try db.execute("PRAGMA mmap_size = 0") }
-            defer { try? pool.close() }
+            defer { pool.close() }
             #expect(try pool.read { db in try db.queryValue("PRAGMA mmap_size", as: Int.self) } == 0)
         }
         // Encrypted: SQLite maps no page of an encrypted file, so reads and writes behave as without the setting;
@@ -630,7 +630,7 @@ struct DatabasePoolTests {
                     setUp = { db in try db.setKey(key, cipher: nil) }
                 }
                 let pool = try DatabasePool(path: path, configuration: configuration, setUp: setUp)
-                defer { try? pool.close() }
+                defer { pool.close() }
                 try pool.write { db in
                     try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, v TEXT)")
                     for index in 0..<2_000 { try db.execute("INSERT INTO item (v) VALUES (?)", "row \(index)") }
@@ -640,7 +640,7 @@ struct DatabasePoolTests {
                     let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
                     #expect(count == 2_001 + round)
                 }
-                try pool.close()
+                pool.close()
                 let plain = try Database(path: path)
                 defer { plain.close() }
                 #expect(throws: DatabaseError.self) {

@@ -32,6 +32,8 @@ final class SerializedDatabase: @unchecked Sendable {
     private var database: Database?
     private var isBusy = false
     private var ownerThread: UInt = 0
+    /// Set by ``close()`` called inside the access in progress: the access closes the connection when it ends.
+    private var closesWhenAccessEnds = false
     let recipe: ConnectionRecipe
     /// What errors call the owner: "database queue" or "database pool".
     let ownerName: String
@@ -60,7 +62,7 @@ final class SerializedDatabase: @unchecked Sendable {
     var isOpen: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return database != nil
+        return database != nil && !closesWhenAccessEnds
     }
 
     /// Whether the calling thread is inside an access.
@@ -114,7 +116,12 @@ final class SerializedDatabase: @unchecked Sendable {
         condition.lock()
         isBusy = false
         ownerThread = 0
-        condition.signal()
+        if closesWhenAccessEnds {
+            closesWhenAccessEnds = false
+            closeConnection()
+        } else {
+            condition.signal()
+        }
         condition.unlock()
     }
 
@@ -187,16 +194,22 @@ final class SerializedDatabase: @unchecked Sendable {
     }
 
     /// Waits for the access in progress, then closes the connection. Later accesses throw until ``reopen()``.
-    /// Closing a closed connection does nothing.
-    func close() throws {
+    /// Called inside the access in progress, which waiting would deadlock, the access closes the connection when it
+    /// ends. Closing a closed connection does nothing.
+    func close() {
         let thread = currentThreadID()
         condition.lock()
         defer { condition.unlock() }
         if isBusy && ownerThread == thread {
-            throw DatabaseError.misuse(
-                "close() inside an access to the same \(ownerName) would wait for itself", reason: .reentrantAccess)
+            closesWhenAccessEnds = database != nil
+            return
         }
         while isBusy { condition.wait() }
+        closeConnection()
+    }
+
+    /// Closes the connection and wakes every waiting access, which then throws. Called with `condition` held.
+    private func closeConnection() {
         database?.close()
         database = nil
         condition.broadcast()
