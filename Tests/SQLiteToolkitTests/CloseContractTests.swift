@@ -66,3 +66,35 @@ struct CloseContractTests {
         }
     }
 }
+
+@Suite("Opening a file that is not a database")
+struct NotADatabaseOpenTests {
+    @Test("a queue or pool on a text file throws notADatabase naming the path; a key set by the hook still works")
+    func queueAndPool() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try Data("just some text\n".utf8).write(to: URL(fileURLWithPath: path))
+            let queueError = try #require(throws: DatabaseError.self) { try DatabaseQueue(path: path) }
+            #expect(queueError.reason == .notADatabase)
+            #expect(queueError.path == path)
+            let hookError = try #require(throws: DatabaseError.self) {
+                try DatabaseQueue(path: path) { db in try db.execute("PRAGMA user_version = 1") }
+            }
+            #expect(hookError.reason == .notADatabase)
+            let poolError = try #require(throws: DatabaseError.self) { try DatabasePool(path: path) }
+            #expect(poolError.reason == .notADatabase)
+            #expect(poolError.path == path)
+        }
+        try TemporaryFile.withDatabasePath { path in
+            let key = DatabaseKey.passphrase("hook key")
+            do {
+                let queue = try DatabaseQueue(path: path) { db in try db.setKey(key) }
+                try queue.write { db in try db.execute("CREATE TABLE t (x)") }
+                queue.close()
+            }
+            // The existing encrypted file reopens with the key set by the hook, not refused by the header check.
+            let queue = try DatabaseQueue(path: path) { db in try db.setKey(key) }
+            #expect(try queue.read { db in try db.tableExists("t") })
+            queue.close()
+        }
+    }
+}

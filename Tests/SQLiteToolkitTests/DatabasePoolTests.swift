@@ -641,11 +641,9 @@ struct DatabasePoolTests {
                     #expect(count == 2_001 + round)
                 }
                 pool.close()
-                let plain = try Database(path: path)
-                defer { plain.close() }
-                #expect(throws: DatabaseError.self) {
-                    try plain.queryValue("SELECT count(*) FROM item", as: Int.self)
-                }
+                // Without the key the file is not a database: opening it throws.
+                let error = try #require(throws: DatabaseError.self) { try Database(path: path) }
+                #expect(error.reason == .notADatabase)
             }
         }
     }

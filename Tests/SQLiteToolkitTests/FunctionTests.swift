@@ -36,13 +36,24 @@ struct FunctionTests {
         try db.createFunction("kind", argumentCount: 1) { context, arguments in
             switch arguments[0].valueType() {
             case .null: context.resultString("null")
-            case .blob: context.resultString("blob of \(arguments[0].valueData().count)")
+            case .blob: context.resultString("blob of \(arguments[0].valueData()?.count ?? -1)")
             default: context.resultString("other")
             }
         }
         #expect(try db.queryValue("SELECT kind(NULL)", as: String.self) == "null")
         #expect(try db.queryValue("SELECT kind(x'')", as: String.self) == "blob of 0")
         #expect(try db.queryValue("SELECT kind(x'0102')", as: String.self) == "blob of 2")
+        // NULL is nil, not empty bytes, as in the typed form; x'' is empty bytes.
+        try db.createFunction("bytes", argumentCount: 1) { context, arguments in
+            switch arguments[0].valueData() {
+            case nil: context.resultString("nil")
+            case let bytes?: context.resultString("\(bytes.count) bytes")
+            }
+        }
+        #expect(try db.queryValue("SELECT bytes(NULL)", as: String.self) == "nil")
+        #expect(try db.queryValue("SELECT bytes(x'')", as: String.self) == "0 bytes")
+        #expect(try db.queryValue("SELECT bytes('')", as: String.self) == "0 bytes")
+        #expect(try db.queryValue("SELECT bytes(x'0102')", as: String.self) == "2 bytes")
     }
 
     @Test("the high-level form reads typed arguments and returns a bindable value")

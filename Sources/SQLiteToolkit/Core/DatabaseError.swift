@@ -198,6 +198,12 @@ extension DatabaseError {
         /// An FTS5 tokenizer's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
         case invalidTokenizerName(String)
 
+        /// The file is not a SQLite database: its first 16 bytes are not SQLite's header, found at open before
+        /// anything reads it (the code is `SQLITE_NOTADB`, and ``DatabaseError/path`` names the file). An encrypted
+        /// file looks the same: give its key in ``Database/Configuration/key``, or see
+        /// ``Database/Configuration/checksHeaderAtOpen`` to set the key after open.
+        case notADatabase
+
         // MARK: Encryption
         /// The key did not decrypt the file, or the file is not a database (`SQLITE_NOTADB`), found by reading
         /// the schema right after the key was applied.
