@@ -101,10 +101,11 @@ extension Bool {
 }
 
 extension String {
-    /// Reads the argument as text, with SQLite's conversions (5 reads as `"5"`).
+    /// Reads the argument as text, with SQLite's conversions (5 reads as `"5"`). Bytes that are not valid UTF-8
+    /// throw ``DatabaseError/Reason/invalidUTF8(column:byteOffset:)``.
     @inlinable
     public static func read(from value: ValueHandle) throws -> String {
-        guard let text = value.valueString() else { return try readNullArgument() }
+        guard let text = try StrictUTF8.read(value) else { return try readNullArgument() }
         return text
     }
 }
