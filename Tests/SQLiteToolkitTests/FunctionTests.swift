@@ -372,4 +372,25 @@ struct FunctionTests {
         try db.createFunction("same") { (value: Int) in -value }
         #expect(try allValues(db, "SELECT same(x) FROM t ORDER BY x") == [[-1], [-2]])
     }
+
+    @Test("a function the schema uses needs .innocuous; without it the unsafe-use error names the flag")
+    func innocuousHint() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE player (name TEXT)")
+        try db.createFunction("normalized", options: .deterministic) { (text: String) in text.lowercased() }
+        let error = try #require(throws: DatabaseError.self) {
+            try db.execute("CREATE INDEX player_name ON player (normalized(name))")
+            try db.execute("INSERT INTO player VALUES ('Arthur')")
+        }
+        #expect(error.message.hasPrefix("unsafe use of normalized()"))
+        #expect(error.message.contains(".innocuous"))
+        #expect(error.message.contains("SQLITE_TRUSTED_SCHEMA=0"))
+        // Registered as the hint says, the index works.
+        try db.createFunction("normalized", options: [.deterministic, .innocuous]) { (text: String) in
+            text.lowercased()
+        }
+        try db.execute("CREATE INDEX IF NOT EXISTS player_name ON player (normalized(name))")
+        try db.execute("INSERT INTO player VALUES ('Arthur')")
+        #expect(try db.queryValue("SELECT name FROM player WHERE normalized(name) = 'arthur'", as: String.self) == "Arthur")
+    }
 }

@@ -237,7 +237,7 @@ public final class Database {
         let offset = handle.errorOffset()
         return DatabaseError(
             extendedCode: extended.primary == code.primary ? extended : code,
-            message: handle.errorMessage() ?? "\(code)",
+            message: Database.withHint(handle.errorMessage() ?? "\(code)"),
             sql: sql,
             errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil,
             reason: callbackScope.takeFailureReason(message: handle.errorMessage())
