@@ -75,4 +75,15 @@ struct AsyncAccessThreadTests {
         #expect(!InPlaceAccessGate(limit: -1).tryEnter())
         #expect(InPlaceAccessGate.shared.limit == ProcessInfo.processInfo.activeProcessorCount - 1)
     }
+
+    @Test("in an async function an awaited access is the async overload: a task cancelled first never runs it")
+    func awaitedAccessIsAsyncOverload() async throws {
+        let queue = try DatabaseQueue()
+        let task = Task { () async throws -> Int in
+            withUnsafeCurrentTask { $0?.cancel() }
+            // The blocking overload would run the closure and return 1; the async one refuses a cancelled task.
+            return try await queue.write { _ in 1 }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
 }

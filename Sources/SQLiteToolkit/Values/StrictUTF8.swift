@@ -1,5 +1,13 @@
 import SQLiteBindings
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Text read as `String` is checked, not repaired: bytes that are not valid UTF-8 throw
 /// ``DatabaseError/Reason/invalidUTF8(column:byteOffset:)`` instead of becoming U+FFFD without a word.
 ///
@@ -9,16 +17,17 @@ import SQLiteBindings
 @usableFromInline
 enum StrictUTF8 {
     /// `bytes` as a `String`, or `nil` when they are not valid UTF-8.
+    ///
+    /// Decoded as a repairing read decodes them, then compared with them: a repair always changes the bytes, and
+    /// when none was needed the comparison is one `memcmp` of bytes in cache. `String(validating:as:)` gives the
+    /// same answer but measured 1.5 to 1.8 times the time of `String(decoding:as:)` on short text.
     @inlinable
     static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
-        #if canImport(Darwin)
-            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-                return String(validating: bytes, as: UTF8.self)
-            }
-            return byteOffsetOfInvalidUTF8(bytes) == nil ? String(decoding: bytes, as: UTF8.self) : nil
-        #else
-            return String(validating: bytes, as: UTF8.self)
-        #endif
+        var text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.count == bytes.count else { return nil }
+        guard let start = bytes.baseAddress else { return text }
+        let isUnchanged = text.withUTF8 { utf8 in utf8.baseAddress.map { memcmp($0, start, bytes.count) == 0 } ?? false }
+        return isUnchanged ? text : nil
     }
 
     /// The offset of the first byte that does not start a valid UTF-8 sequence, or `nil` when all of them do.
