@@ -391,6 +391,7 @@ struct FunctionTests {
         }
         try db.execute("CREATE INDEX IF NOT EXISTS player_name ON player (normalized(name))")
         try db.execute("INSERT INTO player VALUES ('Arthur')")
-        #expect(try db.queryValue("SELECT name FROM player WHERE normalized(name) = 'arthur'", as: String.self) == "Arthur")
+        let found = try db.queryValue("SELECT name FROM player WHERE normalized(name) = 'arthur'", as: String.self)
+        #expect(found == "Arthur")
     }
 }

@@ -1,6 +1,6 @@
 extension DatabasePool {
     /// Runs `body` with the writer in a savepoint: released when it returns, rolled back when it throws. Outside
-    /// a transaction a savepoint is one, so this is ``write(_:)`` with a savepoint in place of `BEGIN IMMEDIATE`
+    /// a transaction a savepoint is one, so this is ``write(_:)-4mi5h`` with a savepoint in place of `BEGIN IMMEDIATE`
     /// (it takes the write lock at the first write rather than at once).
     ///
     /// Related SQLite documentation: <https://sqlite.org/lang_savepoint.html>
@@ -24,13 +24,13 @@ extension DatabasePool {
         try writeWithoutTransaction { db in try db.inSavepoint(body) }
     }
 
-    /// ``savepoint(_:)`` for async code.
+    /// ``savepoint(_:)-3u7d2`` for async code.
     @discardableResult
     public func savepoint<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writeWithoutTransaction { db in try db.savepoint(body) }
     }
 
-    /// ``inSavepoint(_:)`` for async code.
+    /// ``inSavepoint(_:)-5kf5a`` for async code.
     public func inSavepoint(
         _ body: @escaping @Sendable (Database) throws -> Database.TransactionCompletion
     ) async throws {

@@ -9,14 +9,14 @@ extension DatabaseQueue {
     /// }
     /// ```
     ///
-    /// - Throws: the error of `body`, or those of ``inDatabase(_:)``.
+    /// - Throws: the error of `body`, or those of ``inDatabase(_:)-9r380``.
     ///
     /// Related SQLite documentation: <https://sqlite.org/lang_savepoint.html>
     public func inSavepoint(_ body: (Database) throws -> Database.TransactionCompletion) throws {
         try inDatabase { db in try db.inSavepoint(body) }
     }
 
-    /// ``inSavepoint(_:)`` for async code.
+    /// ``inSavepoint(_:)-4cy78`` for async code.
     public func inSavepoint(
         _ body: @escaping @Sendable (Database) throws -> Database.TransactionCompletion
     ) async throws {

@@ -26,7 +26,10 @@ enum StrictUTF8 {
         var text = String(decoding: bytes, as: UTF8.self)
         guard text.utf8.count == bytes.count else { return nil }
         guard let start = bytes.baseAddress else { return text }
-        let isUnchanged = text.withUTF8 { utf8 in utf8.baseAddress.map { memcmp($0, start, bytes.count) == 0 } ?? false }
+        let isUnchanged = text.withUTF8 { utf8 in
+            guard let decoded = utf8.baseAddress else { return false }
+            return memcmp(decoded, start, bytes.count) == 0
+        }
         return isUnchanged ? text : nil
     }
 
