@@ -144,7 +144,7 @@ public enum TestDatabase {
         /// keeps its own error.
         func remove() -> [any Error] {
             var errors: [any Error] = []
-            do { try writer.close() } catch { errors.append(error) }
+            writer.close()
             if let folder {
                 do { try FileManager.default.removeItem(at: folder) } catch { errors.append(error) }
             }

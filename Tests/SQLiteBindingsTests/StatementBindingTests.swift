@@ -94,14 +94,14 @@ struct StatementBindingTests {
         }
     }
 
-    @Test("NULL reads back as nil text, empty bytes and zero numbers")
+    @Test("NULL reads back as nil text, nil bytes and zero numbers")
     func bindNull() throws {
         try roundTrip {
             $0.bindNull(1)
         } check: { statement in
             #expect(statement.columnType(0) == .null)
             #expect(statement.columnText(0) == nil)
-            #expect(statement.columnBlob(0).isEmpty)
+            #expect(statement.columnBlob(0) == nil)
             #expect(statement.columnBlobNoCopy(0).baseAddress == nil)
             #expect(statement.columnInt64(0) == 0)
             #expect(statement.columnDouble(0) == 0)
@@ -147,7 +147,8 @@ struct StatementBindingTests {
         #expect(statement.columnType(2) == .blob)
         #expect(statement.columnText(0) == nil)
         #expect(statement.columnText(1) == "")
-        #expect(statement.columnBlob(2).isEmpty)
+        #expect(statement.columnBlob(0) == nil)
+        #expect(statement.columnBlob(2) == [])
         #expect(statement.columnBytes(2) == 0)
     }
 
@@ -345,7 +346,7 @@ struct StatementBindingTests {
         let null = try #require(statement.columnValue(4))
         #expect(null.valueType() == .null)
         #expect(null.valueString() == nil)
-        #expect(null.valueData().isEmpty)
+        #expect(null.valueData() == nil)
         let number = try #require(statement.columnValue(5))
         #expect(number.valueType() == .text)
         #expect(number.valueNumericType() == .integer)

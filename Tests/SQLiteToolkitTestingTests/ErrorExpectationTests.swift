@@ -65,7 +65,7 @@ struct ErrorExpectationTests {
         await expectDatabaseError(.constraint) {
             try await queue.write { db in try db.execute("INSERT INTO player (name) VALUES ('Arthur')") }
         }
-        try queue.close()
+        queue.close()
         await expectDatabaseError(reason: .accessAfterClose) {
             try await queue.read { _ in }
         }

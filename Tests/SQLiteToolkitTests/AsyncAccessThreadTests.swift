@@ -59,7 +59,7 @@ struct AsyncAccessThreadTests {
             }
             #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
             #expect(try await queues[0].read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -74,5 +74,16 @@ struct AsyncAccessThreadTests {
         #expect(!InPlaceAccessGate(limit: 0).tryEnter())
         #expect(!InPlaceAccessGate(limit: -1).tryEnter())
         #expect(InPlaceAccessGate.shared.limit == ProcessInfo.processInfo.activeProcessorCount - 1)
+    }
+
+    @Test("in an async function an awaited access is the async overload: a task cancelled first never runs it")
+    func awaitedAccessIsAsyncOverload() async throws {
+        let queue = try DatabaseQueue()
+        let task = Task { () async throws -> Int in
+            withUnsafeCurrentTask { $0?.cancel() }
+            // The blocking overload would run the closure and return 1; the async one refuses a cancelled task.
+            return try await queue.write { _ in 1 }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
     }
 }

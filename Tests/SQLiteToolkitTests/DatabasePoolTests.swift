@@ -15,7 +15,7 @@ struct DatabasePoolTests {
         try TemporaryFile.withDatabasePath { path in
             let pool = try DatabasePool(
                 path: path, maximumReaderCount: maximumReaderCount, readerTimeout: readerTimeout, setUp: setUp)
-            defer { try? pool.close() }
+            defer { pool.close() }
             try pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
             return try body(pool)
         }
@@ -149,7 +149,7 @@ struct DatabasePoolTests {
                 try pool.write { _ in
                     record { try pool.read { _ in } }
                     record { try pool.write { _ in } }
-                    record { try pool.close() }
+                    record { try pool.reopen() }
                 }
                 return reasons
             }
@@ -293,7 +293,7 @@ struct DatabasePoolTests {
                 }
                 let result = try pool.checkpoint(.passive)
                 #expect(result.walFrames < 1000)
-                try pool.close()
+                pool.close()
                 try pool.reopen()
             }
         }
@@ -320,7 +320,7 @@ struct DatabasePoolTests {
                 try await group.waitForAll()
             }
             #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 20)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -328,12 +328,12 @@ struct DatabasePoolTests {
     func closed() throws {
         try withPool { pool in
             try pool.read { _ in }
-            try pool.close()
+            pool.close()
             #expect(pool.readerCount == 0)
             let error = try #require(throws: DatabaseError.self) { try pool.read { _ in } }
             #expect(error.reason == .accessAfterClose)
             #expect(throws: DatabaseError.self) { try pool.write { _ in } }
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -348,7 +348,7 @@ struct DatabasePoolTests {
             try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
             try pool.read { _ in }
             #expect(setUps.current == 2)  // the writer and one reader
-            try pool.close()
+            pool.close()
             #expect(!pool.isOpen)
             #expect(throws: DatabaseError.self) { try pool.read { _ in } }
             try pool.reopen()
@@ -374,7 +374,7 @@ struct DatabasePoolTests {
             try pool.reopen()
             #expect(setUps.current == 1)
             for round in 1...3 {
-                try pool.close()
+                pool.close()
                 try pool.reopen()
                 try pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
                 #expect(try pool.read { db in try count(db) } == round)
@@ -413,7 +413,7 @@ struct DatabasePoolTests {
             let pool = try DatabasePool(path: path) { _ in
                 if shouldFail.current { throw HookFailure() }
             }
-            try pool.close()
+            pool.close()
             shouldFail.withLock { $0 = true }
             #expect(throws: HookFailure.self) { try pool.reopen() }
             #expect(!pool.isOpen)
@@ -422,7 +422,7 @@ struct DatabasePoolTests {
             shouldFail.withLock { $0 = false }
             try pool.reopen()
             #expect(try pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -437,7 +437,7 @@ struct DatabasePoolTests {
             let error = try await cancelOnceStarted(task, started)
             #expect(error.isInterrupted)
             #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -451,7 +451,7 @@ struct DatabasePoolTests {
             release.signal()
             #expect(try await waiting.value == 2)
             #expect(pool.readerCount == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -475,20 +475,18 @@ struct DatabasePoolTests {
             }
             // close() on a thread of its own: it blocks until the read holding the reader ends.
             let closeEnded = DispatchSemaphore(value: 0)
-            let closeError = Locked<(any Error)?>(nil)
             Thread {
-                do { try pool2.close() } catch { closeError.withLock { $0 = error } }
+                pool2.close()
                 closeEnded.signal()
             }.start()
             // The pool says it is closed as soon as close() starts, before close() waits for the read in progress.
             #expect(await waitUntil { !pool2.isOpen })
             release2.signal()
             try await waitOffCooperativePool(closeEnded)
-            #expect(closeError.current == nil)
             let closed = try await #require(throws: DatabaseError.self) { try await waiting.value }
             #expect(closed.reason == .accessAfterClose)
             release.signal()
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -521,7 +519,7 @@ struct DatabasePoolTests {
             fail.withLock { $0 = false }
             #expect(try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
             #expect(pool.readerCount == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -529,7 +527,7 @@ struct DatabasePoolTests {
     func closedWriterNamesThePool() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path)
-            try pool.close()
+            pool.close()
             var errors: [DatabaseError] = []
             errors.append(try #require(throws: DatabaseError.self) { try pool.write { _ in } })
             errors.append(try #require(throws: DatabaseError.self) { try pool.writeWithoutTransaction { _ in } })
@@ -545,7 +543,7 @@ struct DatabasePoolTests {
             }
             // A queue's message still names the queue.
             let queue = try DatabaseQueue()
-            try queue.close()
+            queue.close()
             let queueError = try #require(throws: DatabaseError.self) { try queue.write { _ in } }
             #expect(queueError.message == "the database queue is closed")
         }
@@ -577,7 +575,7 @@ struct DatabasePoolTests {
                 try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
             }
             #expect(try blockingCount() == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -607,7 +605,7 @@ struct DatabasePoolTests {
             release.signal()
             // The waiting write ran after the holder committed: it saw both rows.
             #expect(try await waiting.value == 2)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -628,7 +626,7 @@ struct DatabasePoolTests {
             #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 0)
             try await pool.write { db in try db.execute("INSERT INTO item DEFAULT VALUES") }
             #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) } == 1)
-            try pool.close()
+            pool.close()
         }
     }
 
@@ -636,7 +634,7 @@ struct DatabasePoolTests {
     func readerMemoryMapping() throws {
         try TemporaryFile.withDatabasePath { path in
             let pool = try DatabasePool(path: path)
-            defer { try? pool.close() }
+            defer { pool.close() }
             try pool.write { db in try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY)") }
             #expect(
                 try pool.read { db in try db.queryValue("PRAGMA mmap_size", as: Int.self) }
@@ -644,7 +642,7 @@ struct DatabasePoolTests {
         }
         try TemporaryFile.withDatabasePath { path in
             let pool = try DatabasePool(path: path) { db in try db.execute("PRAGMA mmap_size = 0") }
-            defer { try? pool.close() }
+            defer { pool.close() }
             #expect(try pool.read { db in try db.queryValue("PRAGMA mmap_size", as: Int.self) } == 0)
         }
         // Encrypted: SQLite maps no page of an encrypted file, so reads and writes behave as without the setting;
@@ -659,7 +657,7 @@ struct DatabasePoolTests {
                     setUp = { db in try db.setKey(key, cipher: nil) }
                 }
                 let pool = try DatabasePool(path: path, configuration: configuration, setUp: setUp)
-                defer { try? pool.close() }
+                defer { pool.close() }
                 try pool.write { db in
                     try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, v TEXT)")
                     for index in 0..<2_000 { try db.execute("INSERT INTO item (v) VALUES (?)", "row \(index)") }
@@ -669,12 +667,10 @@ struct DatabasePoolTests {
                     let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM item", as: Int.self) }
                     #expect(count == 2_001 + round)
                 }
-                try pool.close()
-                let plain = try Database(path: path)
-                defer { plain.close() }
-                #expect(throws: DatabaseError.self) {
-                    try plain.queryValue("SELECT count(*) FROM item", as: Int.self)
-                }
+                pool.close()
+                // Without the key the file is not a database: opening it throws.
+                let error = try #require(throws: DatabaseError.self) { try Database(path: path) }
+                #expect(error.reason == .notADatabase)
             }
         }
     }

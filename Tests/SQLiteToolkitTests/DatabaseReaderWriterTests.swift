@@ -44,7 +44,7 @@ struct DatabaseReaderWriterTests {
         }
         #expect(try playerNames(in: database) == ["Barbara"])
         #expect(database.isOpen)
-        try database.close()
+        database.close()
         #expect(!database.isOpen)
         #expect(throws: DatabaseError.self) { try playerNames(in: database) }
     }
@@ -70,7 +70,7 @@ struct DatabaseReaderWriterTests {
                     try database.write { _ in try database.read { _ in 1 } }
                 }
                 #expect(error?.reason == .reentrantAccess)
-                try database.close()
+                database.close()
             }
         }
     }

@@ -22,7 +22,7 @@ struct DocsConcurrencyTests {
             let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM player", as: Int.self) }
             #expect(count == 1)
             #expect(try queue.read { db in try db.queryValue("PRAGMA cache_size", as: Int.self) } == -8000)
-            try queue.close()
+            queue.close()
         }
     }
 

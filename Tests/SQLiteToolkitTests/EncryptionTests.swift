@@ -89,7 +89,7 @@ struct EncryptionTests {
         }
     }
 
-    @Test("an encrypted file opened without a key fails on first read with notadb and stays unchanged")
+    @Test("an encrypted file opened without a key fails at open with notADatabase (on first read unchecked)")
     func missingKey() throws {
         try TemporaryFile.withDatabasePath { path in
             do {
@@ -97,7 +97,12 @@ struct EncryptionTests {
                 try db.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
             }
             let before = encryptionTestFileBytes(path)
-            let db = try Database(path: path)
+            let atOpen = try #require(throws: DatabaseError.self) { try Database(path: path) }
+            #expect(atOpen.reason == .notADatabase)
+            #expect(atOpen.path == path)
+            var unchecked = Database.Configuration()
+            unchecked.checksHeaderAtOpen = false
+            let db = try Database(path: path, configuration: unchecked)
             #expect(!db.isEncrypted)
             let error = try #require(throws: DatabaseError.self) { try db.execute("SELECT * FROM t") }
             #expect(error.isNotADatabase)

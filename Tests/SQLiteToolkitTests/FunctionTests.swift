@@ -36,13 +36,24 @@ struct FunctionTests {
         try db.createFunction("kind", argumentCount: 1) { context, arguments in
             switch arguments[0].valueType() {
             case .null: context.resultString("null")
-            case .blob: context.resultString("blob of \(arguments[0].valueData().count)")
+            case .blob: context.resultString("blob of \(arguments[0].valueData()?.count ?? -1)")
             default: context.resultString("other")
             }
         }
         #expect(try db.queryValue("SELECT kind(NULL)", as: String.self) == "null")
         #expect(try db.queryValue("SELECT kind(x'')", as: String.self) == "blob of 0")
         #expect(try db.queryValue("SELECT kind(x'0102')", as: String.self) == "blob of 2")
+        // NULL is nil, not empty bytes, as in the typed form; x'' is empty bytes.
+        try db.createFunction("bytes", argumentCount: 1) { context, arguments in
+            switch arguments[0].valueData() {
+            case nil: context.resultString("nil")
+            case let bytes?: context.resultString("\(bytes.count) bytes")
+            }
+        }
+        #expect(try db.queryValue("SELECT bytes(NULL)", as: String.self) == "nil")
+        #expect(try db.queryValue("SELECT bytes(x'')", as: String.self) == "0 bytes")
+        #expect(try db.queryValue("SELECT bytes('')", as: String.self) == "0 bytes")
+        #expect(try db.queryValue("SELECT bytes(x'0102')", as: String.self) == "2 bytes")
     }
 
     @Test("the high-level form reads typed arguments and returns a bindable value")
@@ -360,5 +371,27 @@ struct FunctionTests {
         rows.close()
         try db.createFunction("same") { (value: Int) in -value }
         #expect(try allValues(db, "SELECT same(x) FROM t ORDER BY x") == [[-1], [-2]])
+    }
+
+    @Test("a function the schema uses needs .innocuous; without it the unsafe-use error names the flag")
+    func innocuousHint() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE player (name TEXT)")
+        try db.createFunction("normalized", options: .deterministic) { (text: String) in text.lowercased() }
+        let error = try #require(throws: DatabaseError.self) {
+            try db.execute("CREATE INDEX player_name ON player (normalized(name))")
+            try db.execute("INSERT INTO player VALUES ('Arthur')")
+        }
+        #expect(error.message.hasPrefix("unsafe use of normalized()"))
+        #expect(error.message.contains(".innocuous"))
+        #expect(error.message.contains("SQLITE_TRUSTED_SCHEMA=0"))
+        // Registered as the hint says, the index works.
+        try db.createFunction("normalized", options: [.deterministic, .innocuous]) { (text: String) in
+            text.lowercased()
+        }
+        try db.execute("CREATE INDEX IF NOT EXISTS player_name ON player (normalized(name))")
+        try db.execute("INSERT INTO player VALUES ('Arthur')")
+        let found = try db.queryValue("SELECT name FROM player WHERE normalized(name) = 'arthur'", as: String.self)
+        #expect(found == "Arthur")
     }
 }

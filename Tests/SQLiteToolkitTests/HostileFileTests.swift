@@ -159,7 +159,7 @@ struct HostileFileTests {
         #expect(variants.count == 9)
     }
 
-    @Test("files that are not databases: SQLITE_NOTADB on first read, the file unchanged")
+    @Test("files that are not databases: .notADatabase naming the path at open, the file unchanged")
     func notADatabase() throws {
         var random = SeededRandom(seed: 7)
         let texts = [
@@ -171,9 +171,22 @@ struct HostileFileTests {
         for bytes in texts {
             try TemporaryFile.withDatabasePath { path in
                 try bytes.write(to: URL(fileURLWithPath: path))
-                var readOnly = Database.Configuration()
-                readOnly.isReadOnly = true
-                let db = try Database(path: path, configuration: readOnly)
+                for readOnly in [true, false] {
+                    var configuration = Database.Configuration()
+                    configuration.isReadOnly = readOnly
+                    let error = try #require(throws: DatabaseError.self) {
+                        try Database(path: path, configuration: configuration)
+                    }
+                    #expect(error.isNotADatabase)
+                    #expect(error.reason == .notADatabase)
+                    #expect(error.path == path)
+                    #expect(error.description.contains(path))
+                }
+                // Without the check (a key set after open), SQLite's own error comes from the first read.
+                var unchecked = Database.Configuration()
+                unchecked.checksHeaderAtOpen = false
+                unchecked.isReadOnly = true
+                let db = try Database(path: path, configuration: unchecked)
                 let error = try #require(throws: DatabaseError.self) {
                     try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
                 }
@@ -181,6 +194,22 @@ struct HostileFileTests {
                 db.close()
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
             }
+        }
+    }
+
+    @Test("a new, an empty and a real database file open; a directory or missing folder fails naming the path")
+    func headerCheckSkipsNewAndEmptyFiles() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try Database(path: path).execute("CREATE TABLE t (x)")  // new file: created
+            #expect(try Database(path: path).tableExists("t"))  // a real database: the header matches
+            let empty = path + "-empty"
+            try Data().write(to: URL(fileURLWithPath: empty))
+            try Database(path: empty).execute("CREATE TABLE t (x)")
+            defer { try? FileManager.default.removeItem(atPath: empty) }
+            let missing = path + "-folder/none/x.sqlite"
+            let error = try #require(throws: DatabaseError.self) { try Database(path: missing) }
+            #expect(error.path == missing)
+            #expect(error.description.contains(missing))
         }
     }
 
@@ -253,9 +282,12 @@ struct HostileFileTests {
                     tried += 1
                 }
             }
-            // Without a key, the encrypted file is not a database: the error comes on first read.
+            // Without a key, the encrypted file is not a database: the error comes at open, or on first read
+            // when the header check is off.
             var readOnly = Database.Configuration()
             readOnly.isReadOnly = true
+            #expect(throws: DatabaseError.self) { try Database(path: path, configuration: readOnly) }
+            readOnly.checksHeaderAtOpen = false
             do {
                 let db = try Database(path: path, configuration: readOnly)
                 defer { db.close() }

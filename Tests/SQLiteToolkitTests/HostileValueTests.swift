@@ -120,20 +120,40 @@ struct HostileValueTests {
 
     // MARK: Text
 
-    @Test("invalid UTF-8 stored as text reads as String with replacement characters and as its exact bytes")
-    func invalidUTF8() throws {
+    @Test(
+        "invalid UTF-8 stored as text: String throws naming the column and the offset; bytes and DatabaseValue read",
+        arguments: [
+            ([0x80], 0), ([0xFF, 0xFE], 0), ([0xC3], 0), ([0xED, 0xA0, 0x80], 0), ([0x61, 0xF4, 0x90, 0x80, 0x80], 1),
+            ([0x61, 0x62, 0xC3, 0x28], 2),
+        ] as [([UInt8], Int)])
+    func invalidUTF8(bytes: [UInt8], offset: Int) throws {
         let db = try Database()
-        let invalid: [[UInt8]] = [
-            [0x80], [0xFF, 0xFE], [0xC3], [0xED, 0xA0, 0x80], [0x61, 0x00, 0x62], [0xF4, 0x90, 0x80, 0x80],
-        ]
         try db.execute("CREATE TABLE t (x TEXT)")
-        for bytes in invalid {
-            try db.execute("DELETE FROM t")
+        do {
             try db.execute("INSERT INTO t VALUES (CAST(? AS TEXT))", Data(bytes))
             #expect(try db.queryValue("SELECT typeof(x) FROM t", as: String.self) == "text")
             #expect(try db.queryValue("SELECT x FROM t", as: [UInt8].self) == bytes)
-            let string = try #require(try db.queryValue("SELECT x FROM t", as: String.self))
-            #expect(string == String(decoding: bytes, as: UTF8.self))
+            let error = try #require(throws: DatabaseError.self) {
+                try db.queryValue("SELECT x AS label FROM t", as: String.self)
+            }
+            #expect(error.code == .mismatch)
+            #expect(error.reason == .invalidUTF8(column: "label", byteOffset: offset))
+            #expect(error.message.contains("\"label\"") && error.message.contains("offset \(offset)"))
+            // The same bytes as a BLOB read as String are checked too.
+            let blob = try #require(throws: DatabaseError.self) {
+                try db.queryValue("SELECT CAST(x AS BLOB) AS b FROM t", as: String.self)
+            }
+            #expect(blob.reason == .invalidUTF8(column: "b", byteOffset: offset))
+            // The lenient read: a DatabaseValue holds the text with U+FFFD in place of the bad bytes.
+            let lenient = try db.query("SELECT x FROM t")
+            let row = try #require(try lenient.next())
+            #expect(row[0] == .text(String(decoding: bytes, as: UTF8.self)))
+            // A function's String argument is checked as well; nothing names a column there.
+            try db.createFunction("echo") { (text: String) in text }
+            let argument = try #require(throws: DatabaseError.self) {
+                try db.queryValue("SELECT echo(x) FROM t", as: String.self)
+            }
+            #expect(argument.message.contains("not valid UTF-8"))
             let rows = try db.query("SELECT x, upper(x), length(x), hex(x) FROM t")
             while let row = try rows.next() {
                 for column in 0..<row.count { readEveryType(row, at: column) }

@@ -214,7 +214,14 @@ struct RekeyTests {
             let setKey = try #require(throws: DatabaseError.self) { try db.setKey(TestKeys.raw) }
             #expect(setKey.reason == .alreadyEncrypted)
             db.close()
-            let plainError = try #require(throws: DatabaseError.self) { try Database(path: path).decrypt() }
+            // Without its key the encrypted file is not a database to open; with the check off it opens plain.
+            let openError = try #require(throws: DatabaseError.self) { try Database(path: path) }
+            #expect(openError.reason == .notADatabase)
+            var unchecked = Database.Configuration()
+            unchecked.checksHeaderAtOpen = false
+            let plainError = try #require(throws: DatabaseError.self) {
+                try Database(path: path, configuration: unchecked).decrypt()
+            }
             #expect(plainError.reason == .notEncrypted)
         }
     }
@@ -224,6 +231,8 @@ struct RekeyTests {
         try TemporaryFile.withDatabasePath { path in
             var configuration = Database.Configuration()
             configuration.cipher = TestKeys.fastChaCha20
+            // The key comes after open, so the header check, which an encrypted file fails, is off.
+            configuration.checksHeaderAtOpen = false
             do {
                 let db = try Database(path: path, configuration: configuration)
                 try db.execute("CREATE TABLE t (x)")

@@ -171,4 +171,106 @@ struct SavepointTests {
         #expect(try values(first) == [1, 2])
         #expect(try values(second) == [0, 0])
     }
+
+    // MARK: Explicit rollback
+
+    @Test("inSavepoint: .rollback undoes only the savepoint, .commit keeps it, a throw rolls back and rethrows")
+    func explicitRollback() throws {
+        let db = try makeDatabase()
+        try db.transaction { db in
+            try db.execute("INSERT INTO t VALUES (1)")
+            try db.inSavepoint { db in
+                try db.execute("INSERT INTO t VALUES (2)")
+                return .rollback
+            }
+            #expect(db.isInTransaction)
+            try db.inSavepoint { db in
+                try db.execute("INSERT INTO t VALUES (3)")
+                return .commit
+            }
+            #expect(throws: TestError(value: 4)) {
+                try db.inSavepoint { db in
+                    try db.execute("INSERT INTO t VALUES (4)")
+                    throw TestError(value: 4)
+                }
+            }
+        }
+        #expect(try values(db) == [1, 3])
+        // Outside a transaction, the savepoint is the transaction.
+        try db.inSavepoint { db in
+            try db.execute("DELETE FROM t")
+            return .rollback
+        }
+        #expect(!db.isInTransaction)
+        #expect(try values(db) == [1, 3])
+    }
+
+    @Test("inSavepoint on a queue, blocking and async, rolls back on request")
+    func queueExplicitRollback() async throws {
+        let queue = try DatabaseQueue()
+        try blockingSavepoints(queue)
+        try await queue.inSavepoint { db in
+            try db.execute("INSERT INTO t VALUES (3)")
+            return .rollback
+        }
+        try await queue.inSavepoint { db in
+            try db.execute("INSERT INTO t VALUES (4)")
+            return .commit
+        }
+        #expect(try await queue.read { db in try values(db) } == [1, 4])
+    }
+
+    /// The blocking calls of ``queueExplicitRollback()``, from synchronous code, where they are the ones chosen.
+    private func blockingSavepoints(_ queue: DatabaseQueue) throws {
+        try queue.write { db in try db.execute("CREATE TABLE t (x)") }
+        try queue.inSavepoint { db in
+            try db.execute("INSERT INTO t VALUES (1)")
+            return .commit
+        }
+        try queue.inSavepoint { db in
+            try db.execute("INSERT INTO t VALUES (2)")
+            return .rollback
+        }
+    }
+
+    @Test("savepoint and inSavepoint on a pool, blocking and async, roll back on request and on a throw")
+    func poolSavepoints() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try blockingSavepoints(pool)
+            try await pool.savepoint { db in try db.execute("INSERT INTO t VALUES (5)") }
+            try await pool.inSavepoint { db in
+                try db.execute("INSERT INTO t VALUES (6)")
+                return .rollback
+            }
+            await #expect(throws: TestError(value: 7)) {
+                try await pool.savepoint { db in
+                    try db.execute("INSERT INTO t VALUES (7)")
+                    throw TestError(value: 7)
+                }
+            }
+            #expect(try await pool.read { db in try values(db) } == [1, 4, 5])
+        }
+    }
+
+    /// The blocking calls of ``poolSavepoints()``.
+    private func blockingSavepoints(_ pool: DatabasePool) throws {
+        try pool.write { db in try db.execute("CREATE TABLE t (x)") }
+        try pool.savepoint { db in try db.execute("INSERT INTO t VALUES (1)") }
+        #expect(throws: TestError(value: 2)) {
+            try pool.savepoint { db in
+                try db.execute("INSERT INTO t VALUES (2)")
+                throw TestError(value: 2)
+            }
+        }
+        try pool.inSavepoint { db in
+            try db.execute("INSERT INTO t VALUES (3)")
+            return .rollback
+        }
+        try pool.inSavepoint { db in
+            try db.execute("INSERT INTO t VALUES (4)")
+            return .commit
+        }
+    }
 }

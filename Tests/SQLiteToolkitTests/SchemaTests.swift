@@ -154,12 +154,53 @@ struct SchemaTests {
         try db.execute("CREATE TABLE t (a UNIQUE)")
         try db.execute("CREATE VIEW v AS SELECT a FROM t")
         try db.execute("CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END")
-        let objects = try db.schemaObjects()
+        let objects = try db.schemaObjects(includingInternal: true)
         #expect(objects.map(\.type) == [.table, .table, .index, .view, .trigger])
         #expect(objects.map(\.name) == ["victim", "t", "sqlite_autoindex_t_1", "v", "tr"])
         #expect(objects[2].sql == nil)
         #expect(objects[2].tableName == "t")
         #expect(objects[3].sql == "CREATE VIEW v AS SELECT a FROM t")
+    }
+
+    @Test("the schema listing leaves out SQLite's own objects unless asked for them")
+    func schemaListingWithoutInternalObjects() throws {
+        let db = try makeDatabase()
+        try db.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE)")
+        try db.execute("CREATE INDEX counter_name ON counter (name)")
+        try db.execute("INSERT INTO counter (name) VALUES ('a')")
+        try db.execute("ANALYZE")
+        #expect(try db.schemaObjects().map(\.name) == ["victim", "counter", "counter_name"])
+        let all = try db.schemaObjects(includingInternal: true).map(\.name)
+        #expect(Set(all).isSuperset(of: ["sqlite_sequence", "sqlite_autoindex_counter_1", "sqlite_stat1"]))
+        // A name that merely contains the prefix, or matches it with `_` as a wildcard, stays listed.
+        try db.execute("CREATE TABLE sqlitex_notes (x)")
+        try db.execute("CREATE TABLE my_sqlite_notes (x)")
+        #expect(try db.schemaObjects().map(\.name).suffix(2) == ["sqlitex_notes", "my_sqlite_notes"])
+    }
+
+    @Test("columnExists: case-insensitive, false for a missing table or column, in any schema")
+    func columnExistence() throws {
+        let db = try makeDatabase()
+        try db.execute("CREATE TABLE player (id INTEGER PRIMARY KEY, Name TEXT, total INT GENERATED ALWAYS AS (id))")
+        try db.execute("CREATE VIEW names AS SELECT name AS label FROM player")
+        #expect(try db.columnExists("name", in: "player"))
+        #expect(try db.columnExists("NAME", in: "PLAYER"))
+        #expect(try db.columnExists("total", in: "player"))
+        #expect(try db.columnExists("label", in: "names"))
+        #expect(try !db.columnExists("email", in: "player"))
+        #expect(try !db.columnExists("name", in: "no_such_table"))
+        try db.execute("ATTACH DATABASE ':memory:' AS other")
+        try db.execute("CREATE TABLE other.archive (kept_at REAL)")
+        try db.execute("CREATE TEMP TABLE scratch (note TEXT)")
+        #expect(try db.columnExists("kept_at", in: "archive", schema: "other"))
+        #expect(try !db.columnExists("kept_at", in: "archive"))
+        #expect(try db.columnExists("NOTE", in: "scratch", schema: "temp"))
+        let error = try #require(throws: DatabaseError.self) { try db.columnExists("x", in: "t", schema: "nope") }
+        #expect(error.reason == .noSuchSchema("nope"))
+        // A hidden column of a virtual table is not a column, as in columns(in:).
+        try db.execute("CREATE VIRTUAL TABLE doc USING fts5(body)")
+        #expect(try db.columnExists("body", in: "doc"))
+        #expect(try !db.columnExists("rank", in: "doc"))
     }
 
     // MARK: Validation

@@ -73,6 +73,33 @@ struct TokenizerTests {
         }
     }
 
+    @Test("a wrapper's base bound at registration serves tables that name the wrapper alone")
+    func wrapperWithBoundBase() throws {
+        let db = try Database()
+        // porter stems "running" to "run"; unicode61 alone would not.
+        try db.createWrapperTokenizer("folding", base: ["porter", "unicode61", "remove_diacritics", "2"]) {
+            $0.lowercased()
+        }
+        try db.execute("CREATE VIRTUAL TABLE doc USING fts5(body, tokenize = 'folding')")
+        try db.execute("INSERT INTO doc (body) VALUES ('Running in Zürich')")
+        #expect(try matches(db, "run") == ["[Running] in Zürich"])
+        #expect(try matches(db, "zurich") == ["Running in [Zürich]"])
+        // A table that names a base uses its own: unicode61 without porter does not stem.
+        try db.execute("CREATE VIRTUAL TABLE own USING fts5(body, tokenize = 'folding unicode61')")
+        try db.execute("INSERT INTO own (body) VALUES ('Running')")
+        #expect(try db.queryValue("SELECT count(*) FROM own WHERE own MATCH 'run'", as: Int.self) == 0)
+        // The stop-word wrapper takes a base too, and a base that does not exist makes the table fail to create.
+        try db.createStopWordTokenizer("english", stopWords: ["the"], base: ["porter", "unicode61"])
+        try db.execute("CREATE VIRTUAL TABLE stops USING fts5(body, tokenize = 'english')")
+        try db.execute("INSERT INTO stops (body) VALUES ('The runners')")
+        #expect(try db.queryValue("SELECT count(*) FROM stops WHERE stops MATCH 'runner'", as: Int.self) == 1)
+        #expect(try db.queryValue("SELECT count(*) FROM stops WHERE stops MATCH 'the'", as: Int.self) == 0)
+        try db.createWrapperTokenizer("broken", base: ["nosuchtokenizer"]) { $0 }
+        #expect(throws: DatabaseError.self) {
+            try db.execute("CREATE VIRTUAL TABLE nope USING fts5(body, tokenize = 'broken')")
+        }
+    }
+
     @Test("the stop-word wrapper drops its words from the index and from queries")
     func stopWords() throws {
         let db = try Database()

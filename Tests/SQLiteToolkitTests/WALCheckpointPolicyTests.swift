@@ -61,7 +61,7 @@ struct WALCheckpointPolicyTests {
     private func withPoolFiles(_ body: (DatabasePool, PoolFiles) throws -> Void) throws {
         try TemporaryFile.withDatabasePath { path in
             let pool = try DatabasePool(path: path)
-            defer { try? pool.close() }
+            defer { pool.close() }
             try pool.write { db in try db.execute("CREATE TABLE t (x BLOB)") }
             let pageSize = try pool.read { db in try db.queryRequiredValue("PRAGMA page_size", as: Int.self) }
             try body(pool, PoolFiles(path: path, pageSize: pageSize))

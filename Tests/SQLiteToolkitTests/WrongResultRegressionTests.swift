@@ -9,7 +9,7 @@ struct WrongResultRegressionTests {
     @Test("reading a column as String does not change the storage class a later read of the same column sees")
     func secondReadSeesConversion() throws {
         let db = try Database()
-        let blob = Data([0x45, 0xC5, 0x44, 0x21])
+        let blob = Data([0x45, 0xC3, 0x89, 0x21])  // valid UTF-8: invalid bytes throw when read as String
         let rows = try db.query("SELECT ?, ?", blob, 7)
         let row = try #require(try rows.next())
         // The text is what SQLite's own conversion of the blob gives.

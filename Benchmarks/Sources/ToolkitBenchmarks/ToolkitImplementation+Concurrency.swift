@@ -31,7 +31,7 @@ extension ToolkitImplementation {
         try queue.inDatabase { db in try populateIntegers(db, rows: size.rows) }
         let rows = size.rows
         let lookups = size.lookups
-        let close = { _ = try? queue.close() }
+        let close = { queue.close() }
         if isAsync {
             return PreparedRun(
                 body: {
@@ -129,7 +129,7 @@ extension ToolkitImplementation {
                 }
                 return try sum.get()
             },
-            close: { _ = try? pool.close() }
+            close: { pool.close() }
         )
     }
 
@@ -174,7 +174,7 @@ extension ToolkitImplementation {
             verify: { _ in
                 try pool.read { db in try db.queryValue("SELECT count(*) + total(v) FROM w", as: Int64.self) } ?? 0
             },
-            close: { _ = try? pool.close() }
+            close: { pool.close() }
         )
     }
 }

@@ -364,6 +364,17 @@ struct Emitter {
                     "return Array(UnsafeRawBufferPointer(start: bytes, count: Int(\(try lengthCall()))))",
                 ], "[UInt8]", "value"
             )
+        case .bytesOrNilWithLength:
+            guard let datatype = spec.datatype, let datatypeFunction = header.functions[datatype] else {
+                throw fail("the result conversion needs `datatype`, a C function the header declares")
+            }
+            let datatypeCall = "\(datatypeFunction.linkName)(\(arguments.joined(separator: ", ")))"
+            return (
+                [
+                    "guard let bytes = \(call) else { return Datatype(rawValue: \(datatypeCall)) == .null ? nil : [] }",
+                    "return Array(UnsafeRawBufferPointer(start: bytes, count: Int(\(try lengthCall()))))",
+                ], "[UInt8]?", "value"
+            )
         case .bufferWithLength:
             return (
                 [

@@ -156,6 +156,9 @@ struct ReturnSpec: Decodable, Sendable, Equatable {
         case textWithLength
         /// Bytes of the length `length` reports, copied into `[UInt8]` (empty for NULL).
         case bytesWithLength
+        /// Bytes of the length `length` reports, copied into `[UInt8]?`: `nil` for NULL, empty for a zero-length
+        /// BLOB. SQLite returns a null pointer for both, so the C function `datatype` tells them apart.
+        case bytesOrNilWithLength
         /// Bytes of the length `length` reports, as an `UnsafeRawBufferPointer` valid until SQLite's next call.
         case bufferWithLength
         /// A Swift constant type (`type`) made from the C value.
@@ -163,17 +166,20 @@ struct ReturnSpec: Decodable, Sendable, Equatable {
     }
 
     var convert: Conversion
-    /// For `textWithLength`, `bytesWithLength`, `bufferWithLength`: the C function that reports the length.
+    /// For `textWithLength`, `bytesWithLength`, `bytesOrNilWithLength`, `bufferWithLength`: the C function that
+    /// reports the length.
     var length: String?
     /// For `rawValue`: the Swift type.
     var type: String?
+    /// For `bytesOrNilWithLength`: the C function that reports the value's datatype.
+    var datatype: String?
 
     init(convert: Conversion) {
         self.convert = convert
     }
 
     private enum CodingKeys: String, CodingKey {
-        case convert, length, type
+        case convert, length, type, datatype
     }
 
     /// A result is a string naming the conversion, or an object with the fields above.
@@ -191,6 +197,7 @@ struct ReturnSpec: Decodable, Sendable, Equatable {
         self.convert = try container.decode(Conversion.self, forKey: .convert)
         self.length = try container.decodeIfPresent(String.self, forKey: .length)
         self.type = try container.decodeIfPresent(String.self, forKey: .type)
+        self.datatype = try container.decodeIfPresent(String.self, forKey: .datatype)
     }
 }
 

@@ -223,12 +223,14 @@ extension StatementHandle {
             start: bytes, count: bytes == nil ? 0 : Int(sqltk_sqlite3_column_bytes(rawValue, index)))
     }
 
-    /// The value of column `index` (0-based) as bytes, copied; empty for NULL and for a zero-length BLOB (tell them apart with `columnType`).
+    /// The value of column `index` (0-based) as bytes, copied: nil for NULL, empty for a zero-length BLOB.
     ///
     /// C function: `sqlite3_column_blob`. Related SQLite documentation: <https://sqlite.org/c3ref/column_blob.html>
     @inlinable
-    public func columnBlob(_ index: Int32) -> [UInt8] {
-        guard let bytes = sqltk_sqlite3_column_blob(rawValue, index) else { return [] }
+    public func columnBlob(_ index: Int32) -> [UInt8]? {
+        guard let bytes = sqltk_sqlite3_column_blob(rawValue, index) else {
+            return Datatype(rawValue: sqltk_sqlite3_column_type(rawValue, index)) == .null ? nil : []
+        }
         return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqltk_sqlite3_column_bytes(rawValue, index))))
     }
 

@@ -54,12 +54,14 @@ extension ValueHandle {
         return String(decoding: UnsafeRawBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
-    /// The value as bytes, copied; empty for NULL and for a zero-length BLOB (tell them apart with `valueType`).
+    /// The value as bytes, copied: nil for NULL, empty for a zero-length BLOB.
     ///
     /// C function: `sqlite3_value_blob`. Related SQLite documentation: <https://sqlite.org/c3ref/value_blob.html>
     @inlinable
-    public func valueData() -> [UInt8] {
-        guard let bytes = sqltk_sqlite3_value_blob(rawValue) else { return [] }
+    public func valueData() -> [UInt8]? {
+        guard let bytes = sqltk_sqlite3_value_blob(rawValue) else {
+            return Datatype(rawValue: sqltk_sqlite3_value_type(rawValue)) == .null ? nil : []
+        }
         return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqltk_sqlite3_value_bytes(rawValue))))
     }
 

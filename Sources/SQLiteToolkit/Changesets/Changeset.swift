@@ -186,7 +186,7 @@ func changesetValue(_ value: ValueHandle) -> DatabaseValue {
     case .integer: return .integer(value.valueInt64())
     case .float: return .real(value.valueDouble())
     case .text: return .text(value.valueString() ?? "")
-    case .blob: return .blob(Data(value.valueData()))
+    case .blob: return .blob(Data(value.valueData() ?? []))
     default: return .null
     }
 }

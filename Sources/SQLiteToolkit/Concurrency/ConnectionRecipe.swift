@@ -7,13 +7,28 @@ struct ConnectionRecipe: Sendable {
     var setUp: (@Sendable (Database) throws -> Void)?
 
     /// Opens a connection and runs the set-up hook on it; nothing stays open when either fails.
+    ///
+    /// The hook may set the key (``Database/setKey(_:cipher:)``), and an encrypted file has no SQLite header, so
+    /// with a hook the check of the header (``Database/Configuration/checksHeaderAtOpen``) waits until the hook
+    /// has run, and applies only when it set no key.
     func open() throws -> Database {
+        var opening = configuration
+        let checksHeaderAfterSetUp = setUp != nil && configuration.checksHeaderAtOpen
+        if checksHeaderAfterSetUp { opening.checksHeaderAtOpen = false }
         // Database.init runs sqlite3_initialize once per process before the first open.
-        let database = try Database(path: path, configuration: configuration)
+        let database = try Database(path: path, configuration: opening)
         do {
             try setUp?(database)
+            if checksHeaderAfterSetUp && database.mainCipher == nil {
+                try Database.checkHeader(path: path, configuration: configuration)
+            }
         } catch {
+            let isKeyed = database.mainCipher != nil
             database.close()
+            // A hook that read a file that is not a database failed with a bare SQLITE_NOTADB: name the cause.
+            if checksHeaderAfterSetUp && !isKeyed, let error = error as? DatabaseError, error.code == .notadb {
+                try Database.checkHeader(path: path, configuration: configuration)
+            }
             throw error
         }
         return database

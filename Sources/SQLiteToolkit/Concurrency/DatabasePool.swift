@@ -161,22 +161,26 @@ public final class DatabasePool: @unchecked Sendable {
     /// Waits for the accesses in progress, then closes every connection; later accesses throw
     /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``. Closing twice does nothing.
     ///
-    /// - Throws: ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
-    public func close() throws {
-        try writer.checkNotReentrant("close()")
+    /// Closing cannot fail, as for ``Database/close()``: there is nothing for the caller to handle. Called inside
+    /// an access to this pool (which waiting would deadlock), it closes the idle readers and the writer (after the
+    /// write of another thread) at once, and the connections in use when their accesses end; ``isOpen`` is `false`
+    /// at once.
+    public func close() {
+        let isInsideAccess = ThreadAccesses.contains(identity)
         // One close or reopen at a time, so a reopen never runs between closing the readers and the writer.
         lifecycle.lock()
         defer { lifecycle.unlock() }
         condition.lock()
         isClosed = true
         condition.broadcast()
-        while activeReadCount > 0 { condition.wait() }
+        // A read in progress gives its reader back when it ends, and a closed pool closes it then (checkIn(_:)).
+        while activeReadCount > 0 && !isInsideAccess { condition.wait() }
         let readers = idleReaders
         idleReaders.removeAll()
         openReaderCount -= readers.count
         condition.unlock()
         for reader in readers { reader.database?.close() }
-        try writer.close()
+        writer.close()
     }
 
     /// Opens the pool again after ``close()``, with the same path, configuration and set-up hook: the writer at

@@ -58,9 +58,11 @@ public final class DatabaseQueue: Sendable {
     /// Waits for the access in progress, then closes the connection; later accesses throw
     /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``. Closing twice does nothing.
     ///
-    /// - Throws: ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this queue.
-    public func close() throws {
-        try serialized.close()
+    /// Closing cannot fail, as for ``Database/close()``: there is nothing for the caller to handle. Called inside
+    /// an access to this queue (which waiting would deadlock), it closes the connection when that access ends;
+    /// ``isOpen`` is `false` at once.
+    public func close() {
+        serialized.close()
     }
 
     /// Opens the connection again, with the same path, configuration (flags, VFS) and set-up hook, after

@@ -27,7 +27,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
 
     /// Waits for the accesses in progress, then closes every connection; later accesses throw
     /// ``DatabaseError/Reason/accessAfterClose`` until `reopen()`.
-    func close() throws
+    func close()
 }
 
 /// What ``DatabaseQueue`` and ``DatabasePool`` share for reading and writing: code that writes takes

@@ -12,6 +12,8 @@ final class SerializedDatabase: @unchecked Sendable {
     private let lock = Lock()
     private var database: Database?
     private var isBusy = false
+    /// Set by ``close()`` called inside the access in progress: the access closes the connection when it ends.
+    private var closesWhenAccessEnds = false
     let recipe: ConnectionRecipe
     /// What errors call the owner: "database queue" or "database pool".
     let ownerName: String
@@ -41,7 +43,7 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Whether the connection is open.
     var isOpen: Bool {
-        lock.withLock { database != nil }
+        lock.withLock { database != nil && !closesWhenAccessEnds }
     }
 
     /// Throws when the calling thread is inside an access to this connection (or, for a pool, to its readers).
@@ -86,7 +88,12 @@ final class SerializedDatabase: @unchecked Sendable {
     private func checkIn() {
         lock.lock()
         isBusy = false
-        lock.signal()
+        if closesWhenAccessEnds {
+            closesWhenAccessEnds = false
+            closeConnection()
+        } else {
+            lock.signal()
+        }
         lock.unlock()
     }
 
@@ -161,12 +168,22 @@ final class SerializedDatabase: @unchecked Sendable {
     }
 
     /// Waits for the access in progress, then closes the connection. Later accesses throw until ``reopen()``.
-    /// Closing a closed connection does nothing.
-    func close() throws {
-        try checkNotReentrant("close()")
+    /// Called inside the access in progress, which waiting would deadlock, the access closes the connection when it
+    /// ends. Closing a closed connection does nothing.
+    func close() {
+        let isInsideAccess = ThreadAccesses.contains(identity)
         lock.lock()
         defer { lock.unlock() }
+        if isInsideAccess && isBusy {
+            closesWhenAccessEnds = database != nil
+            return
+        }
         while isBusy { lock.wait() }
+        closeConnection()
+    }
+
+    /// Closes the connection and wakes every waiting access, which then throws. Called with `lock` held.
+    private func closeConnection() {
         database?.close()
         database = nil
         lock.broadcast()

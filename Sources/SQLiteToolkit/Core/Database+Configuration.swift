@@ -65,6 +65,16 @@ extension Database {
         ///
         /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
         public var key: DatabaseKey?
+        /// Whether opening an existing, non-empty database file without ``key`` first reads its first 16 bytes and
+        /// throws ``DatabaseError/Reason/notADatabase`` (naming the path) when they are not SQLite's header, instead
+        /// of a bare `SQLITE_NOTADB` from the first query. Default `true`.
+        ///
+        /// An encrypted file has no such header: set this to `false` to open one without ``key`` and set the key
+        /// afterwards (``Database/setKey(_:cipher:)``, or a queue's or pool's set-up hook). In-memory and
+        /// temporary databases, `file:` URIs and custom VFSes are never checked.
+        ///
+        /// Related SQLite documentation: <https://sqlite.org/fileformat.html#the_database_header>
+        public var checksHeaderAtOpen = true
         /// The encryption scheme ``key`` is used with. Default ``Cipher/default`` (ChaCha20-Poly1305); use
         /// ``Cipher/sqlcipher(version:kdfIterations:pageSize:usesHMAC:kdfAlgorithm:hmacAlgorithm:plaintextHeaderSize:)``
         /// for files SQLCipher reads and writes. Ignored without a key.

@@ -126,20 +126,52 @@ extension Database {
     /// Related SQLite documentation: <https://sqlite.org/lang_savepoint.html>
     @discardableResult
     public func savepoint<T>(_ body: (Database) throws -> T) throws -> T {
+        try withSavepoint { db in (try body(db), .commit) }
+    }
+
+    /// Runs `body` in a savepoint and releases it or rolls back to it as `body` answers; a throw rolls back and
+    /// rethrows. The enclosing transaction, if any, stays open either way: only the savepoint's changes are undone.
+    /// FMDB's `inSavePoint:` with its `rollback` flag.
+    ///
+    /// ```swift
+    /// try db.transaction { db in
+    ///     try db.execute("INSERT INTO player (name) VALUES (?)", "Arthur")
+    ///     try db.inSavepoint { db in
+    ///         try db.execute("DELETE FROM player")
+    ///         return .rollback  // undoes the DELETE, keeps the INSERT
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_savepoint.html>
+    public func inSavepoint(_ body: (Database) throws -> TransactionCompletion) throws {
+        try withSavepoint { db in ((), try body(db)) }
+    }
+
+    /// The savepoint of ``savepoint(_:)`` and ``inSavepoint(_:)``: `body` says whether to keep its changes.
+    private func withSavepoint<T>(_ body: (Database) throws -> (T, TransactionCompletion)) throws -> T {
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "sqltk_savepoint_\(savepointDepth)"
         try execute("SAVEPOINT \(name)")
         do {
-            let result = try body(self)
-            try execute("RELEASE SAVEPOINT \(name)")
+            let (result, completion) = try body(self)
+            switch completion {
+            // A failed release (a deferred foreign key of the outermost savepoint) rolls back like a throw.
+            case .commit: try execute("RELEASE SAVEPOINT \(name)")
+            case .rollback: rollBack(to: name)
+            }
             return result
         } catch {
-            // Undo the savepoint's changes, then remove it; the enclosing transaction, if any, stays open.
-            try? execute("ROLLBACK TO SAVEPOINT \(name)")
-            try? execute("RELEASE SAVEPOINT \(name)")
+            rollBack(to: name)
             throw error
         }
+    }
+
+    /// Undoes the changes of the savepoint `name`, then removes it; the enclosing transaction, if any, stays open.
+    private func rollBack(to name: String) {
+        try? execute("ROLLBACK TO SAVEPOINT \(name)")
+        try? execute("RELEASE SAVEPOINT \(name)")
     }
 }
 

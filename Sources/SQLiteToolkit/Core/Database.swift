@@ -73,7 +73,8 @@ public final class Database {
     ///     than in an unencrypted file); or a `file:` URI (`file:data.db?mode=ro`).
     ///   - configuration: open flags, VFS, busy handling and the defaults applied at open.
     /// - Throws: ``DatabaseError`` with SQLite's code and message, and the path in ``DatabaseError/path``;
-    ///   nothing stays open.
+    ///   nothing stays open. An existing file that is not a database throws ``DatabaseError/Reason/notADatabase``
+    ///   here (see ``Configuration/checksHeaderAtOpen``).
     public init(path: String? = nil, configuration: Configuration = Configuration()) throws {
         let path = path ?? ":memory:"
         self.path = path
@@ -87,6 +88,7 @@ public final class Database {
             error.path = path
             throw error
         }
+        try Database.checkHeader(path: path, configuration: configuration)
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)
         guard code == .ok, let connection else {
@@ -235,7 +237,7 @@ public final class Database {
         let offset = handle.errorOffset()
         return DatabaseError(
             extendedCode: extended.primary == code.primary ? extended : code,
-            message: handle.errorMessage() ?? "\(code)",
+            message: Database.withHint(handle.errorMessage() ?? "\(code)"),
             sql: sql,
             errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil,
             reason: callbackScope.takeFailureReason(message: handle.errorMessage())

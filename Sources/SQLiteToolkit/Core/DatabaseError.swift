@@ -198,6 +198,16 @@ extension DatabaseError {
         /// An FTS5 tokenizer's name is empty, longer than 255 bytes of UTF-8, or holds a NUL.
         case invalidTokenizerName(String)
 
+        /// Text read as `String` is not valid UTF-8: `column` names the column (`nil` for a function's argument)
+        /// and `byteOffset` is the offset of the first bad byte in the text. The code is `SQLITE_MISMATCH`; read the
+        /// value as `Data`, `[UInt8]` or ``DatabaseValue`` (which replaces bad bytes with U+FFFD) instead.
+        case invalidUTF8(column: String?, byteOffset: Int)
+        /// The file is not a SQLite database: its first 16 bytes are not SQLite's header, found at open before
+        /// anything reads it (the code is `SQLITE_NOTADB`, and ``DatabaseError/path`` names the file). An encrypted
+        /// file looks the same: give its key in ``Database/Configuration/key``, or see
+        /// ``Database/Configuration/checksHeaderAtOpen`` to set the key after open.
+        case notADatabase
+
         // MARK: Encryption
         /// The key did not decrypt the file, or the file is not a database (`SQLITE_NOTADB`), found by reading
         /// the schema right after the key was applied.

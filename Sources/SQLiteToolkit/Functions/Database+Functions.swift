@@ -41,6 +41,20 @@ extension Database {
         public static let directOnly = FunctionOptions(rawValue: 1 << 1)
         /// The function has no side effects and reads nothing but its arguments, so it is safe to use from the
         /// schema even when the connection is in defensive mode with untrusted schemas.
+        ///
+        /// This build does not trust the schema (`SQLITE_TRUSTED_SCHEMA=0`): a function used by the schema (in an
+        /// index on an expression, a generated column, a `CHECK` constraint, a view or a trigger) needs
+        /// `.innocuous` as well as ``deterministic``, or using the schema fails with SQLite's "unsafe use of
+        /// f()", which the toolkit completes with a hint naming this flag.
+        ///
+        /// ```swift
+        /// try db.createFunction("normalized", options: [.deterministic, .innocuous]) { (text: String) in
+        ///     text.lowercased()
+        /// }
+        /// try db.execute("CREATE INDEX player_name ON player (normalized(name))")
+        /// ```
+        ///
+        /// Related SQLite documentation: <https://sqlite.org/c3ref/c_deterministic.html#sqlitedirectonly>
         public static let innocuous = FunctionOptions(rawValue: 1 << 2)
 
         /// The flags SQLite takes, with the UTF-8 text encoding.

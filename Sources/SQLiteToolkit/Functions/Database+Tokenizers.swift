@@ -59,8 +59,7 @@ extension Database {
     /// tokens through `transform`: a new text for the token (same position and byte range, so `highlight()` stays
     /// right), or `nil` to drop it.
     ///
-    /// The wrapped tokenizer and its arguments follow the name in the table's `tokenize` option; without them it
-    /// is `unicode61`:
+    /// The wrapped tokenizer and its arguments follow the name in the table's `tokenize` option:
     ///
     /// ```swift
     /// try db.createWrapperTokenizer("fold") { token in
@@ -69,14 +68,30 @@ extension Database {
     /// try db.execute("CREATE VIRTUAL TABLE doc USING fts5(body, tokenize = 'fold unicode61 remove_diacritics 0')")
     /// ```
     ///
-    /// - Throws: As ``createTokenizer(_:_:)``. A table naming a tokenizer that does not exist fails to create.
+    /// or are bound here, once, with `base`, so tables name the wrapper alone:
+    ///
+    /// ```swift
+    /// try db.createWrapperTokenizer("folding", base: ["porter", "unicode61"]) { $0.lowercased() }
+    /// try db.execute("CREATE VIRTUAL TABLE doc USING fts5(body, tokenize = 'folding')")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The wrapper's name in the `tokenize` option.
+    ///   - base: The wrapped tokenizer and its arguments, as a `tokenize` option lists them, for tables that name
+    ///     none after the wrapper; a table that names one uses its own. Without either, `unicode61`.
+    ///   - transform: The new text of each token, or `nil` to drop it.
+    /// - Throws: As ``createTokenizer(_:_:)``. A table naming a tokenizer that does not exist (after the wrapper's
+    ///   name, or in `base`) fails to create.
     ///
     /// Related SQLite documentation: <https://sqlite.org/fts5.html#custom_tokenizers>
-    public func createWrapperTokenizer(_ name: String, transform: @escaping (String) -> String?) throws {
+    public func createWrapperTokenizer(
+        _ name: String, base: [String] = [], transform: @escaping (String) -> String?
+    ) throws {
         let connection = try connection()
         try Database.checkName(name, reason: .invalidTokenizerName(name))
         let scope = callbackScope
-        let code = connection.createFTS5Tokenizer(name: name) { arguments in
+        let code = connection.createFTS5Tokenizer(name: name) { tableArguments in
+            let arguments = tableArguments.isEmpty ? base : tableArguments
             let baseName = arguments.first ?? "unicode61"
             guard let base = connection.findFTS5Tokenizer(name: baseName, arguments: Array(arguments.dropFirst()))
             else { return nil }
@@ -93,8 +108,9 @@ extension Database {
         try checkTokenizerRegistration(code)
     }
 
-    /// Registers (or replaces) the FTS5 tokenizer `name`, which wraps another tokenizer (`unicode61` unless the
-    /// table names one) and drops the tokens in `stopWords`, compared after the wrapped tokenizer folded them.
+    /// Registers (or replaces) the FTS5 tokenizer `name`, which wraps another tokenizer (the one the table names,
+    /// else `base`, else `unicode61`) and drops the tokens in `stopWords`, compared after the wrapped tokenizer
+    /// folded them.
     ///
     /// ```swift
     /// try db.createStopWordTokenizer("english", stopWords: ["a", "an", "and", "the", "of"])
@@ -104,8 +120,8 @@ extension Database {
     /// - Throws: As ``createTokenizer(_:_:)``.
     ///
     /// Related SQLite documentation: <https://sqlite.org/fts5.html#custom_tokenizers>
-    public func createStopWordTokenizer(_ name: String, stopWords: Set<String>) throws {
-        try createWrapperTokenizer(name) { token in stopWords.contains(token) ? nil : token }
+    public func createStopWordTokenizer(_ name: String, stopWords: Set<String>, base: [String] = []) throws {
+        try createWrapperTokenizer(name, base: base) { token in stopWords.contains(token) ? nil : token }
     }
 
     /// The text as a `String` when it is valid UTF-8, else `nil`.

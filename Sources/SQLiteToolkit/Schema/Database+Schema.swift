@@ -161,10 +161,27 @@ extension Database {
     /// Every table, index, view and trigger of the schema `schema`, in the order SQLite stores them, without
     /// `sqlite_schema` itself.
     ///
+    /// By default only the schema's own objects are listed, as FMDB lists them: the objects SQLite makes for itself
+    /// (every name that starts with `sqlite_`, which SQL cannot create: `sqlite_sequence` for `AUTOINCREMENT`,
+    /// `sqlite_stat1` after `ANALYZE`, the `sqlite_autoindex_...` indexes of `UNIQUE` and `PRIMARY KEY`
+    /// constraints) are left out.
+    ///
+    /// ```swift
+    /// let mine = try db.schemaObjects()  // tables, indexes, views, triggers you created
+    /// let all = try db.schemaObjects(includingInternal: true)  // also sqlite_sequence, sqlite_autoindex_...
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - schema: `main` by default, `temp`, or the name of an attached database.
+    ///   - includingInternal: also list the objects SQLite made for itself.
+    /// - Throws: ``DatabaseError/Reason/noSuchSchema(_:)`` for an unknown schema.
+    ///
     /// Related SQLite documentation: <https://sqlite.org/schematab.html>
-    public func schemaObjects(in schema: String = "main") throws -> [SchemaObject] {
+    public func schemaObjects(in schema: String = "main", includingInternal: Bool = false) throws -> [SchemaObject] {
         try checkSchemaExists(schema)
-        let sql = "SELECT type, name, tbl_name, sql FROM \(try Database.schemaTable(schema)) ORDER BY rowid"
+        // SQLite reserves the `sqlite_` prefix for itself: `CREATE TABLE sqlite_x` fails, so no user object has it.
+        let filter = includingInternal ? "" : " WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        let sql = "SELECT type, name, tbl_name, sql FROM \(try Database.schemaTable(schema))\(filter) ORDER BY rowid"
         var objects: [SchemaObject] = []
         let rows = try query(sql)
         while let row = try rows.next() {
@@ -208,6 +225,31 @@ extension Database {
         }
         if columns.isEmpty { try checkTableExists(table, in: schema) }
         return columns
+    }
+
+    /// Whether the table or view `table` of the schema `schema` has a column named `column`, compared without
+    /// regard to ASCII case, as SQLite compares names. FMDB's `columnExists:inTableWithName:`.
+    ///
+    /// ```swift
+    /// if try !db.columnExists("email", in: "player") {
+    ///     try db.execute("ALTER TABLE player ADD COLUMN email TEXT")
+    /// }
+    /// ```
+    ///
+    /// Generated columns count; the hidden columns of virtual tables do not, as in ``columns(in:schema:)``.
+    ///
+    /// - Parameters:
+    ///   - column: the column's name.
+    ///   - table: the table's or view's name; a table that does not exist has no column, so the answer is `false`.
+    ///   - schema: `main` by default, `temp`, or the name of an attached database.
+    /// - Throws: ``DatabaseError/Reason/noSuchSchema(_:)`` for an unknown schema.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_table_info>
+    public func columnExists(_ column: String, in table: String, schema: String = "main") throws -> Bool {
+        try checkSchemaExists(schema)
+        // The table-valued pragma takes the names as bound arguments, and yields no row for a missing table.
+        let sql = "SELECT 1 FROM pragma_table_xinfo(?, ?) WHERE name = ? COLLATE NOCASE AND hidden <> 1"
+        return try queryValue(sql, table, schema, column, as: Int.self) != nil
     }
 
     /// The indexes of the table `table` in the schema `schema`, with their columns, including those SQLite

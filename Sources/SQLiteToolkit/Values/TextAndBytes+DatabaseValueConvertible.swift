@@ -28,19 +28,24 @@ extension String: DatabaseValueConvertible {
     }
 
     /// Reads the column as text, with SQLite's conversions (5 reads as `"5"`; a BLOB's bytes read as UTF-8).
+    /// Bytes that are not valid UTF-8 throw ``DatabaseError/Reason/invalidUTF8(column:byteOffset:)``.
     @inlinable
     public static func read(from statement: StatementHandle, at index: Int32) throws -> String {
         // A BLOB is decoded from its bytes, as `sqlite3_column_text` would give them: that call converts the
         // column in place, after which SQLite reports it as TEXT to every later read of the same row.
-        if statement.columnType(index) == .blob { return decodeBlob(statement, at: index) }
-        guard let text = statement.columnText(index) else { return try readNull() }
+        if statement.columnType(index) == .blob { return try decodeBlob(statement, at: index) }
+        guard let text = try StrictUTF8.read(statement, at: index) else { return try readNull() }
         return text
     }
 
     /// The bytes of a BLOB column as UTF-8 text, out of line: the common read of text stays small.
     @usableFromInline
-    static func decodeBlob(_ statement: StatementHandle, at index: Int32) -> String {
-        String(decoding: statement.columnBlobNoCopy(index), as: UTF8.self)
+    static func decodeBlob(_ statement: StatementHandle, at index: Int32) throws -> String {
+        let bytes = statement.columnBlobNoCopy(index)
+        guard let text = StrictUTF8.decode(bytes) else {
+            throw StrictUTF8.error(bytes, column: statement.columnName(index))
+        }
+        return text
     }
 }
 
@@ -51,10 +56,11 @@ extension String {
         context.resultString(self)
     }
 
-    /// Reads the argument as text, with SQLite's conversions (5 reads as `"5"`).
+    /// Reads the argument as text, with SQLite's conversions (5 reads as `"5"`). Bytes that are not valid UTF-8
+    /// throw ``DatabaseError/Reason/invalidUTF8(column:byteOffset:)``.
     @inlinable
     public static func read(from value: ValueHandle) throws -> String {
-        guard let text = value.valueString() else { return try readNullArgument() }
+        guard let text = try StrictUTF8.read(value) else { return try readNullArgument() }
         return text
     }
 }

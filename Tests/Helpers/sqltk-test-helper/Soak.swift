@@ -107,10 +107,10 @@ enum SoakAccess {
         }
     }
 
-    func close() throws {
+    func close() {
         switch self {
-        case .queue(let queue): try queue.close()
-        case .pool(let pool): try pool.close()
+        case .queue(let queue): queue.close()
+        case .pool(let pool): pool.close()
         }
     }
 }
@@ -159,7 +159,7 @@ func soak(_ arguments: [String]) throws {
     // goes away here and not in a thread the process ends under (LeakSanitizer reports such objects as leaks).
     while workers.contains(where: { !$0.isFinished }) { usleep(1000) }
     workers.removeAll()
-    try access.close()
+    access.close()
     if let failure = board.firstFailure { throw SoakInconsistency(description: failure) }
     let total = board.total
     print(
