@@ -1,5 +1,22 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+// The C library: `isspace` and `strlen` over a script's C string.
+#if os(Windows)
+    import ucrt
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
 
 extension Database {
     /// Runs one statement with positional arguments, through the statement cache. A statement that returns rows
@@ -90,8 +107,13 @@ extension Database {
                 let connection = try connection(for: sql)
                 let (code, statementHandle, tail) = connection.prepare(sql: cursor, byteCount: -1, flags: [])
                 let end = tail ?? cursor + strlen(cursor)
-                let text = String(decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)
-                    .trimmingCharacters(in: .whitespacesAndNewlines)  // the error offset counts from the start
+                // Trimmed (the error offset counts from the start) by `Character.isWhitespace`, Unicode's White_Space:
+                // the set Foundation's `whitespacesAndNewlines` holds, without Foundation's `trimmingCharacters`.
+                var trimmed = String(
+                    decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)[...]
+                while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+                while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+                let text = String(trimmed)
                 guard code == .ok else { throw error(code, sql: text) }
                 cursor = end
                 guard let statementHandle else { continue }  // only white space or a comment was left
