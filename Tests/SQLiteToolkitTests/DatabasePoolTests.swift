@@ -427,7 +427,7 @@ struct DatabasePoolTests {
             let pool = try DatabasePool(path: path, maximumReaderCount: 1)
             let release = try await holdReader(of: pool)
             let waiting = Task { try await pool.read { db in try db.queryValue("SELECT 2", as: Int.self) } }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(nanoseconds: 50_000_000)
             release.signal()
             #expect(try await waiting.value == 2)
             #expect(pool.readerCount == 1)
@@ -451,9 +451,9 @@ struct DatabasePoolTests {
             let pool2 = try DatabasePool(path: path, maximumReaderCount: 1)
             let release2 = try await holdReader(of: pool2)
             let waiting = Task { try await pool2.read { db in try db.queryValue("SELECT 1", as: Int.self) } }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(nanoseconds: 50_000_000)
             let closer = Task.detached { try pool2.close() }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(nanoseconds: 50_000_000)
             release2.signal()
             try await closer.value
             let closed = try await #require(throws: DatabaseError.self) { try await waiting.value }
@@ -574,7 +574,7 @@ struct DatabasePoolTests {
                     return try db.queryValue("SELECT count(*) FROM item", as: Int.self)
                 }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(nanoseconds: 50_000_000)
             release.signal()
             // The waiting write ran after the holder committed: it saw both rows.
             #expect(try await waiting.value == 2)
