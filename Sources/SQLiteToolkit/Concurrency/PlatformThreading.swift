@@ -195,7 +195,7 @@ enum ThreadLocalSlot {
 #if !os(Windows)
     /// `value` rounded down and clamped to the range of the integer type the caller assigns it to (a field of
     /// `timespec`), so a far deadline waits as long as the type allows instead of trapping.
-    private func clampedInteger<Integer: FixedWidthInteger>(_ value: Double) -> Integer {
+    func clampedInteger<Integer: FixedWidthInteger>(_ value: Double) -> Integer {
         if value.isNaN { return 0 }
         // `Double(Integer.max)` rounds up to a power of two for 64-bit types, one past the largest value: compare with
         // `>=` so that value clamps too.
