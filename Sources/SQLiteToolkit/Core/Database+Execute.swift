@@ -5,18 +5,6 @@ import SQLiteBindings
 #else
     import Foundation
 #endif
-// The C library: `isspace` and `strlen` over a script's C string.
-#if os(Windows)
-    import ucrt
-#elseif canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Android)
-    import Android
-#endif
 
 extension Database {
     /// Runs one statement with positional arguments, through the statement cache. A statement that returns rows
@@ -99,20 +87,22 @@ extension Database {
             var cursor = start
             while cursor.pointee != 0 {
                 // Skip the white space before a statement, so its text and SQLite's error offset start together.
-                if isspace(Int32(UInt8(bitPattern: cursor.pointee))) != 0 {
+                // C's `isspace` in the C locale: space, tab, newline, vertical tab, form feed, carriage return.
+                let byte = UInt8(bitPattern: cursor.pointee)
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
                     cursor += 1
                     continue
                 }
                 // A row handler may close the connection: check before each statement.
                 let connection = try connection(for: sql)
                 let (code, statementHandle, tail) = connection.prepare(sql: cursor, byteCount: -1, flags: [])
-                let end = tail ?? cursor + strlen(cursor)
-                // Trimmed (the error offset counts from the start) by `Character.isWhitespace`, Unicode's White_Space:
-                // the set Foundation's `whitespacesAndNewlines` holds, without Foundation's `trimmingCharacters`.
+                // The script holds no NUL (checked above), so its C string ends after its UTF-8 bytes.
+                let end = tail ?? start + sql.utf8.count
+                // Trimmed, as the error offset counts from the start.
                 var trimmed = String(
                     decoding: UnsafeRawBufferPointer(start: cursor, count: end - cursor), as: UTF8.self)[...]
-                while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
-                while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+                while let first = trimmed.first, Database.isTrimmedWhitespace(first) { trimmed.removeFirst() }
+                while let last = trimmed.last, Database.isTrimmedWhitespace(last) { trimmed.removeLast() }
                 let text = String(trimmed)
                 guard code == .ok else { throw error(code, sql: text) }
                 cursor = end
@@ -264,5 +254,15 @@ extension Database {
         let rows = try query(sql, repeat each arguments)
         defer { rows.close() }
         return try rows.next()?.dictionary
+    }
+}
+
+extension Database {
+    /// Whether a script trims `character` around a statement's text: the characters of Foundation's
+    /// `CharacterSet.whitespacesAndNewlines` (a test compares them scalar by scalar), without needing Foundation's
+    /// `trimmingCharacters(in:)`, which FoundationEssentials lacks. That set is Unicode's White_Space property
+    /// (`Character.isWhitespace`) plus the zero width space, U+200B.
+    static func isTrimmedWhitespace(_ character: Character) -> Bool {
+        character.isWhitespace || character == "\u{200B}"
     }
 }
