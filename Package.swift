@@ -3,6 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "SQLiteToolkit",
+    // The lowest systems the code supports: Swift concurrency's `async` entry points need macOS 10.15, iOS 13,
+    // tvOS 13 and watchOS 6; watchOS 7 matches GRDB 7's minimums. Newer APIs are behind `@available`/`#available`
+    // with a fallback (scripts/check-platforms checks it); the README's "Platforms" section lists the same minimums.
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v7), .visionOS(.v1)],
     products: [
         .library(name: "SQLiteToolkit", targets: ["SQLiteToolkit"]),
         .library(name: "SQLiteBindings", targets: ["SQLiteBindings"]),

@@ -68,9 +68,19 @@ struct InstallSQLite: CommandPlugin {
 
     /// `python3` (or `python`, when it is Python 3) from PATH.
     static func findPython() -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            for name in ["python3", "python"] {
+        // Windows separates PATH's folders with `;` and names executables `.exe`; the python.org installer and the
+        // Microsoft Store both provide `python.exe`, and only some a `python3.exe`.
+        #if os(Windows)
+            let separator: Character = ";"
+            let names = ["python3.exe", "python.exe"]
+            let path = ProcessInfo.processInfo.environment["Path"] ?? ProcessInfo.processInfo.environment["PATH"] ?? ""
+        #else
+            let separator: Character = ":"
+            let names = ["python3", "python"]
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        #endif
+        for directory in path.split(separator: separator) {
+            for name in names {
                 let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
                 if FileManager.default.isExecutableFile(atPath: candidate.path), isPython3(candidate) {
                     return candidate

@@ -46,7 +46,7 @@ struct AsyncAccessThreadTests {
 
             // This loop runs on a cooperative thread while every access runs.
             while !flags.allSatisfy(\.current) && !watchdogFired.current {
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(nanoseconds: 5_000_000)
             }
             #expect(!watchdogFired.current, "the accesses held every cooperative thread until the watchdog fired")
             let startedCount = flags.filter(\.current).count

@@ -109,8 +109,8 @@ func countToABillion(_ db: Database, signalling started: Locked<Bool>) throws ->
 /// Waits until `started` is set (at most 60 s), cancels `task`, and returns the database error the task ended with.
 /// Waits by sleeping, not by blocking a thread of the cooperative pool, which the task itself may need.
 func cancelOnceStarted<T: Sendable>(_ task: Task<T, any Error>, _ started: Locked<Bool>) async throws -> DatabaseError {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while !started.current && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    let deadline = DispatchTime.now() + 60
+    while !started.current && DispatchTime.now() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
     #expect(started.current)
     task.cancel()
     let result = await task.result

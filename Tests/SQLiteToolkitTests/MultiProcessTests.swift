@@ -39,7 +39,7 @@ enum TestHelper {
         /// `Task.sleep`, so waiting holds no thread of the cooperative pool that other tests need.
         func wait(seconds: Double) async throws -> (status: Int32, output: String)? {
             let deadline = Date(timeIntervalSinceNow: seconds)
-            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            while process.isRunning && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
             if process.isRunning {
                 kill()
                 return nil

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The changes a ``Session`` recorded, as SQLite's compact binary changeset: a value to store, send to another
 /// device, and apply there with ``Database/apply(_:filter:onConflict:)``.

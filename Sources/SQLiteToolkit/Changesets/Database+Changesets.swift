@@ -1,5 +1,11 @@
 import SQLiteBindings
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 extension Database {
     /// Applies `changeset` (or a patchset) to the main schema, in a savepoint of its own: either every change is
     /// applied or handled, or the database is left unchanged.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Connects a task's cancellation to the access that runs for it: cancelled before the access starts, the access
 /// does not run; cancelled while it runs, its running statement is interrupted.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How every connection of a queue or pool is opened: the same path, configuration and set-up hook each time.
 struct ConnectionRecipe: Sendable {

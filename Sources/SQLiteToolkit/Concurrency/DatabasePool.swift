@@ -1,4 +1,11 @@
-import Foundation
+// DispatchQueue: Dispatch is its own module (Foundation only re-exports it).
+import Dispatch
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A database in WAL mode with one writer connection and several reader connections: reads run in parallel with
 /// each other and with the write in progress.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One connection that any thread or task can use: every access runs alone, one after another. The Swift
 /// counterpart of FMDB's `FMDatabaseQueue`.

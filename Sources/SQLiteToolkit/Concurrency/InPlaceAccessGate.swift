@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Bounds how many async accesses of queues and pools run in place, on the awaiting task's own thread, at once in
 /// the whole process: one fewer than the active cores.

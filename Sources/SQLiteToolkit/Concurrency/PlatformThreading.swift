@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if os(Windows)
     import WinSDK
@@ -102,14 +106,18 @@ final class Lock: @unchecked Sendable {
         #if os(Windows)
             // The wait is in whole milliseconds, below INFINITE (which means no deadline).
             let milliseconds = DWORD(min((seconds * 1000).rounded(.up), Double(INFINITE - 1)))
+            // Swift imports a function's Windows `BOOL` result as `Bool`: `false` on a time-out (`ERROR_TIMEOUT`).
             return SleepConditionVariableSRW(condition, mutex, milliseconds, 0)
         #else
-            // pthread_cond_timedwait takes an absolute CLOCK_REALTIME time, the clock `Date` reads.
+            // pthread_cond_timedwait takes an absolute CLOCK_REALTIME time, the clock `Date` reads. The fields' types
+            // differ by platform (`time_t` and `long`: 32 bits on watchOS's arm64_32 and 32-bit Android, 64 bits
+            // elsewhere), so each is clamped to its own type's range rather than converted to `Int`, which would trap
+            // for a far deadline (`Date.distantFuture`) where `Int` is 32 bits.
             let absolute = deadline.timeIntervalSince1970
             let whole = absolute.rounded(.down)
             var time = timespec()
-            time.tv_sec = Int(min(whole, Double(Int32.max) * 4))
-            time.tv_nsec = Int(min((absolute - whole) * 1_000_000_000, 999_999_999))
+            time.tv_sec = clampedInteger(whole)
+            time.tv_nsec = clampedInteger(min((absolute - whole) * 1_000_000_000, 999_999_999))
             return pthread_cond_timedwait(condition, mutex, &time) == 0
         #endif
     }
@@ -145,7 +153,9 @@ enum ThreadLocalSlot {
                 guard let pointer else { return }
                 Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
             }
-            return key == FLS_OUT_OF_INDEXES ? nil : key
+            // FLS_OUT_OF_INDEXES is `((DWORD)0xFFFFFFFF)`, a macro with a cast: compared by value so it does not
+            // depend on the importer's handling of casts in macros.
+            return key == DWORD.max ? nil : key
         }
 
         @inline(__always)
@@ -169,15 +179,34 @@ enum ThreadLocalSlot {
         static func set(_ key: Key, _ value: UnsafeMutableRawPointer) -> Bool { pthread_setspecific(key, value) == 0 }
 
         static func currentThreadID() -> UInt {
-            #if canImport(Darwin)
-                UInt(bitPattern: pthread_self())
-            #else
+            // `pthread_t` is a different type on each C library: an `unsigned long` on glibc, a `long` on Bionic
+            // (Android), a pointer to an opaque struct on Darwin and on musl (imported as `OpaquePointer`). A
+            // conversion that cannot trap for each: a Bionic `pthread_t` is an address and may have its top bit set
+            // (tagged pointers), so it is reinterpreted, not converted.
+            #if canImport(Glibc) && !os(Android)
                 UInt(pthread_self())
+            #else
+                UInt(bitPattern: pthread_self())
             #endif
         }
     #endif
 }
 
+#if !os(Windows)
+    /// `value` rounded down and clamped to the range of the integer type the caller assigns it to (a field of
+    /// `timespec`), so a far deadline waits as long as the type allows instead of trapping.
+    func clampedInteger<Integer: FixedWidthInteger>(_ value: Double) -> Integer {
+        if value.isNaN { return 0 }
+        // `Double(Integer.max)` rounds up to a power of two for 64-bit types, one past the largest value: compare with
+        // `>=` so that value clamps too.
+        if value >= Double(Integer.max) { return Integer.max }
+        if value <= Double(Integer.min) { return Integer.min }
+        return Integer(value.rounded(.down))
+    }
+#endif
+
+// The destructor's parameter is non-optional in Darwin's `pthread_key_create` and optional in glibc's, musl's and
+// Bionic's.
 #if canImport(Darwin)
     private func releaseList(_ pointer: UnsafeMutableRawPointer) {
         Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()

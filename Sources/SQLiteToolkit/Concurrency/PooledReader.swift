@@ -1,4 +1,11 @@
-import Foundation
+// DispatchQueue: Dispatch is its own module (Foundation only re-exports it).
+import Dispatch
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A reader connection of a ``DatabasePool`` and the serial dispatch queue its async reads run on.
 final class PooledReader: @unchecked Sendable {

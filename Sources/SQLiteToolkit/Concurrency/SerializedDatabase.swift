@@ -1,4 +1,11 @@
-import Foundation
+// DispatchQueue: Dispatch is its own module (Foundation only re-exports it).
+import Dispatch
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One connection used by one access at a time: the core of ``DatabaseQueue`` and of ``DatabasePool``'s writer.
 ///

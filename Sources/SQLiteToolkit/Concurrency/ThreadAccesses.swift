@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The queues and pools whose accesses the calling thread is inside: the one re-entry check of the toolkit.
 ///

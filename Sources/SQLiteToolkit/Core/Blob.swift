@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A BLOB (or text) value opened for incremental I/O: read and write parts of it at byte offsets without loading
 /// it whole. Its size is fixed; reserve space with `zeroblob(n)` before writing.

@@ -1,5 +1,23 @@
-import Foundation
+// DispatchTime, the monotonic clock of the busy handler: Dispatch is its own module, not part of Foundation.
+import Dispatch
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+// `usleep`, for the busy handler's sub-millisecond sleeps; Windows has none (see `fairBusyHandler`).
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
 
 extension Database {
     /// How a connection waits when another connection holds a lock.
@@ -153,7 +171,13 @@ extension Database {
             guard elapsed < limit else { return false }
             let remaining = (limit - elapsed) * 1e6
             let sleep = UInt32.random(in: busyRetrySleep)
-            usleep(remaining < Double(sleep) ? UInt32(max(1, remaining)) : sleep)
+            #if os(Windows)
+                // Windows sleeps in whole milliseconds (and its timer ticks every 15.6 ms unless an application asks
+                // for finer): the shortest sleep it has, through SQLite's portable sleep.
+                _ = SQLiteLibrary.sleep(milliseconds: 1)
+            #else
+                usleep(remaining < Double(sleep) ? UInt32(max(1, remaining)) : sleep)
+            #endif
             return true
         }
     }

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Database {
     /// Runs one statement with positional arguments, through the statement cache. A statement that returns rows
@@ -82,21 +87,32 @@ extension Database {
             var cursor = start
             while cursor.pointee != 0 {
                 // Skip the white space before a statement, so its text and SQLite's error offset start together.
-                if isspace(Int32(UInt8(bitPattern: cursor.pointee))) != 0 {
+                // C's `isspace` in the C locale: space, tab, newline, vertical tab, form feed, carriage return.
+                let byte = UInt8(bitPattern: cursor.pointee)
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
                     cursor += 1
                     continue
                 }
                 // A row handler may close the connection: check before each statement.
                 let connection = try connection(for: sql)
                 let (code, statementHandle, tail) = connection.prepare(sql: cursor, byteCount: -1, flags: [])
-                let end = tail ?? cursor + strlen(cursor)
-                // The white space before the statement was skipped above, so the error offset counts from its
-                // start; the white space after it (before the end of a script without a final `;`) is dropped
-                // here, byte by byte: Foundation's trimming cost more than the statement's prepare and step.
+                // The script holds no NUL (checked above), so its C string ends after its UTF-8 bytes.
+                let end = tail ?? start + sql.utf8.count
+                // The white space after the statement (before the end of a script without a final `;`) is dropped
+                // here: ASCII white space byte by byte (Foundation's trimming cost more than the statement's prepare
+                // and step), then, only when a non-ASCII byte ends the text, the rest of Foundation's set by
+                // character.
                 var textEnd = end
-                while textEnd > cursor && isspace(Int32(UInt8(bitPattern: (textEnd - 1).pointee))) != 0 { textEnd -= 1 }
-                let text = String(
+                while textEnd > cursor {
+                    let last = UInt8(bitPattern: (textEnd - 1).pointee)
+                    guard last == 0x20 || (0x09...0x0D).contains(last) else { break }
+                    textEnd -= 1
+                }
+                var text = String(
                     decoding: UnsafeRawBufferPointer(start: cursor, count: textEnd - cursor), as: UTF8.self)
+                if textEnd > cursor, UInt8(bitPattern: (textEnd - 1).pointee) >= 0x80 {
+                    while let last = text.last, Database.isTrimmedWhitespace(last) { text.removeLast() }
+                }
                 guard code == .ok else { throw error(code, sql: text) }
                 cursor = end
                 guard let statementHandle else { continue }  // only white space or a comment was left
@@ -247,5 +263,15 @@ extension Database {
         let rows = try query(sql, repeat each arguments)
         defer { rows.close() }
         return try rows.next()?.dictionary
+    }
+}
+
+extension Database {
+    /// Whether a script trims `character` around a statement's text: the characters of Foundation's
+    /// `CharacterSet.whitespacesAndNewlines` (a test compares them scalar by scalar), without needing Foundation's
+    /// `trimmingCharacters(in:)`, which FoundationEssentials lacks. That set is Unicode's White_Space property
+    /// (`Character.isWhitespace`) plus the zero width space, U+200B.
+    static func isTrimmedWhitespace(_ character: Character) -> Bool {
+        character.isWhitespace || character == "\u{200B}"
     }
 }

@@ -332,8 +332,11 @@ public final class Database {
             } else if rest.hasPrefix("--") {
                 rest = rest.drop { $0 != "\n" }
             } else if rest.hasPrefix("/*") {
-                guard let end = rest.range(of: "*/") else { return true }
-                rest = rest[end.upperBound...]
+                // The first `*/` from the comment's start, found by hand: `range(of:)` is in full Foundation only.
+                var end = rest
+                while !end.isEmpty, !end.hasPrefix("*/") { end = end.dropFirst() }
+                guard !end.isEmpty else { return true }
+                rest = end.dropFirst(2)
             } else {
                 return false
             }

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Interrupts a connection from any thread: the running statement fails with `SQLITE_INTERRUPT` and the
 /// connection stays usable. After the connection closes, ``interrupt()`` does nothing.

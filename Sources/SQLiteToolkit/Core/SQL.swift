@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// SQL written with string interpolation, where every interpolated value becomes a `?` and a bound argument.
 ///

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Arguments decided at run time: positional (for `?` and `?NNN`) or named (for `:name`, `@name`, `$name`).
 ///

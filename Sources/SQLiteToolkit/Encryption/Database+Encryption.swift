@@ -1,5 +1,22 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+// The C library: stdio (`fopen`, `fread`) and `strerror` to read a file's header.
+#if os(Windows)
+    import ucrt
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Android)
+    import Android
+#endif
 
 /// Encryption of the main database and of attached ones, through the codec built into this SQLite
 /// (SQLite3 Multiple Ciphers): no OpenSSL or CommonCrypto, on every platform SwiftPM builds for.

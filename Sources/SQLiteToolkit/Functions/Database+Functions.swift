@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // Custom SQL functions on `Database`, built on the closure glue of `SQLiteBindings` (`createScalarFunction`,
 // `createAggregateFunction`, `createWindowFunction`): SQLite keeps each closure and releases it when the function is

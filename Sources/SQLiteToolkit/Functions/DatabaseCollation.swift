@@ -1,3 +1,5 @@
+// Full Foundation, not FoundationEssentials: the case- and diacritic-insensitive `compare(_:options:)` of the
+// built-in collations is in Foundation (FoundationInternationalization), not in FoundationEssentials.
 import Foundation
 
 /// A named way of comparing text, for `ORDER BY`, indexes, `UNIQUE` and comparisons with `COLLATE name`.

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Database {
     /// The database of the schema `schema` as the bytes of a database file: an in-memory snapshot to keep, or a

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Database {
     /// How a connection stores the `Date` values it binds, set with ``Configuration/dateStorage``.

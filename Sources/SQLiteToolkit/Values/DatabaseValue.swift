@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A value as SQLite stores it: one of its five storage classes.
 ///
@@ -69,8 +74,20 @@ extension DatabaseValue: CustomStringConvertible {
         case .null: return "NULL"
         case .integer(let value): return String(value)
         case .real(let value): return String(value)
-        case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let value): return "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
+        case .text(let value):
+            // Quotes doubled without Foundation's `replacingOccurrences` (not in FoundationEssentials).
+            return "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        case .blob(let value):
+            // Hex digits by hand: `String(format:)` is in full Foundation only, not in FoundationEssentials.
+            let digits = Array("0123456789ABCDEF".utf8)
+            var text: [UInt8] = Array("X'".utf8)
+            text.reserveCapacity(3 + 2 * value.count)
+            for byte in value {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
+            text.append(UInt8(ascii: "'"))
+            return String(decoding: text, as: UTF8.self)
         }
     }
 }

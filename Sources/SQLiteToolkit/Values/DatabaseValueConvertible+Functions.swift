@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // Reading the arguments of custom SQL functions, and setting their results, with the same conversions as `Row`:
 // each standard type reads the value first and asks for its type only when the value could be NULL (0, empty),

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Dates are stored as the connection's ``Database/Configuration/dateStorage`` says: REAL Unix seconds with
 /// fractions by default, as FMDB stored them, or ISO-8601 text, or a REAL Julian day.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Parsing of the text forms of dates.
 enum DateParsing {
@@ -6,11 +10,30 @@ enum DateParsing {
     /// `T` and a zone. Total: any text gives a date or `nil`, never a trap.
     static func date(from text: String) -> Date? {
         if let seconds = unixSeconds(from: text) { return Date(timeIntervalSince1970: seconds) }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            return date
-        }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+        if let date = iso8601Date(from: text) { return date }
         return sqliteDate(from: text)
+    }
+
+    /// ISO-8601 with a `T` and a zone, with or without a fraction of a second.
+    private static func iso8601Date(from text: String) -> Date? {
+        if #available(macOS 12, iOS 15, tvOS 15, watchOS 8, *) {
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+                return date
+            }
+            return try? Date(text, strategy: Date.ISO8601FormatStyle())
+        }
+        #if canImport(Darwin)
+            // Below macOS 12, iOS 15, tvOS 15 and watchOS 8: `ISO8601DateFormatter` (macOS 10.12, iOS 10), which
+            // reads the same internet date-time forms. Full Foundation is what an Apple platform imports anyway.
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            if let date = formatter.date(from: text) { return date }
+            formatter.formatOptions = [.withInternetDateTime]
+            return formatter.date(from: text)
+        #else
+            // Not reached: outside Apple platforms the format style has no minimum system version.
+            return nil
+        #endif
     }
 
     /// Numeric text (`1361361600`, `1361361600.5`, `-1.5e9`) as finite Unix seconds.

@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // Integers, floating point and Bool: every conversion of each, for statements and for custom functions. Each
 // reads the value first and asks for its storage class only when the value could be NULL (0), so most reads make

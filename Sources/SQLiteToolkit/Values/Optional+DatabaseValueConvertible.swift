@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
     /// `nil` is NULL.

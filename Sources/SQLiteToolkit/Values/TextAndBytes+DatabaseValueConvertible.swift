@@ -1,5 +1,10 @@
-import Foundation
 import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // Text and bytes: every conversion of `String`, `Data` and `[UInt8]`, for statements and for custom functions.
 

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// UUIDs are stored as 16-byte blobs; reading also accepts their text form.
 extension UUID: DatabaseValueConvertible {
