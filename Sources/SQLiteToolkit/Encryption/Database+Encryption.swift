@@ -45,7 +45,7 @@ extension Database {
     /// a key is attached to it (`file:` URIs are left to the codec).
     func refuseKeyForPlainFile(atPath path: String) throws {
         guard !path.hasPrefix("file:"), let header = try? Database.header(atPath: path), !header.isEmpty,
-            Database.isPlainHeader(header), !Database.hasHotJournalCandidate(atPath: path)
+            Database.isPlainHeader(header)
         else { return }
         throw DatabaseError(
             extendedCode: .notadb, message: "\(path) is not encrypted: use it without a key",
@@ -56,8 +56,7 @@ extension Database {
     /// once attached to a plain file leaves the connection unable to read it.
     private func keyForPlainDatabaseError(schema: String) -> DatabaseError? {
         guard let filename = try? connection().filename(schema: schema), !filename.isEmpty,
-            let header = try? Database.header(atPath: filename), !header.isEmpty, Database.isPlainHeader(header),
-            !Database.hasHotJournalCandidate(atPath: filename)
+            let header = try? Database.header(atPath: filename), !header.isEmpty, Database.isPlainHeader(header)
         else { return nil }
         return DatabaseError(
             extendedCode: .notadb,
@@ -522,17 +521,6 @@ extension Database {
             throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
         }
         return Array(buffer.prefix(count))
-    }
-
-    /// Whether a non-empty rollback journal lies beside the database at `path`. A decryption interrupted in its
-    /// commit (by an older version of this library, or another program) leaves page 1 plain and the encrypted
-    /// originals in that journal: the header alone then says "plain", yet the old key must be applied before the
-    /// first read so SQLite rolls the journal back through the codec. The key check is left to the codec then.
-    static func hasHotJournalCandidate(atPath path: String) -> Bool {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-journal"),
-            let size = attributes[.size] as? NSNumber
-        else { return false }
-        return size.intValue > 0
     }
 
     /// Whether `bytes`, the start of a file, are those of a plain database.
