@@ -28,7 +28,9 @@ struct KeyChangeCostTests {
             // The codec's own in-place rewrite, what changeKey(to:) did before it became atomic.
             let inPlace = try clock.measure { try db.execute("PRAGMA rekey = 'third'") }
             db.close()
-            print("key change | \(size / 1_000_000) MB | atomic (copy, sync, rename, reopen) \(atomic) | in place \(inPlace)")
+            print(
+                "key change | \(size / 1_000_000) MB | atomic (copy, sync, rename, reopen) \(atomic) | in place \(inPlace)"
+            )
             let check = try Database(path: path, configuration: .keyed(.passphrase("third")))
             #expect(try check.queryValue("SELECT count(*) FROM t", as: Int.self) == megabytes * 1024)
         }

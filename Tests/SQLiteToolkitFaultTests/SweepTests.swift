@@ -7,10 +7,10 @@ import Testing
 /// transaction SQLite closed, and answer the next access or throw a typed error; reopened through the default
 /// VFS, the database must pass `integrity_check` and hold exactly the acknowledged transactions (the one whose
 /// `COMMIT` failed may be there or not: its outcome is what SQLite could not tell). `SQLTK_FAULT_STRIDE` samples
-/// every nth call (the long run uses 1; the normal run 3).
+/// every nth call (1, every call, unless set).
 @Suite("Fault sweep")
 struct SweepTests {
-    static let stride = ProcessInfo.processInfo.environment["SQLTK_FAULT_STRIDE"].flatMap(Int.init) ?? 3
+    static let stride = ProcessInfo.processInfo.environment["SQLTK_FAULT_STRIDE"].flatMap(Int.init) ?? 1
     static let key = DatabaseKey.raw(Array(repeating: 7, count: 32))
     static let otherKey = DatabaseKey.raw(Array(repeating: 9, count: 32))
 
@@ -89,7 +89,9 @@ struct SweepTests {
     }
 
     /// Runs `workload` with the `nth` call of `kind` failing; `nil` when the workload made fewer calls.
-    static func runOnce(_ workload: Workload, kind: FaultKind, nth: Int, lasting: Bool) throws -> (faults: Int, uncertain: Int)? {
+    static func runOnce(_ workload: Workload, kind: FaultKind, nth: Int, lasting: Bool) throws -> (
+        faults: Int, uncertain: Int
+    )? {
         try FaultTestFile.withDatabasePath { path in
             try makeDatabase(path, workload)
             let faults = try FaultScenario(pathPrefix: path)
@@ -139,7 +141,8 @@ struct SweepTests {
         }
     }
 
-    @Test("every failing read, write, sync and truncate of a workload leaves a typed error and a whole database",
+    @Test(
+        "every failing read, write, sync and truncate of a workload leaves a typed error and a whole database",
         arguments: workloads)
     func sweep(workload: Workload) throws {
         var cases = 0
@@ -156,7 +159,9 @@ struct SweepTests {
                 }
             }
         }
-        print("fault sweep | \(workload) | cases \(cases) | faults injected \(faults) | commits kept though they failed \(uncertain)")
+        print(
+            "fault sweep | \(workload) | cases \(cases) | faults injected \(faults) | commits kept though they failed \(uncertain)"
+        )
         #expect(cases > 0)
     }
 

@@ -197,7 +197,8 @@ public final class Database {
         savepointDepth = 0
         abortedTransactionError = nil
         busyMode = .immediateError
-        let (code, connection) = ConnectionHandle.open(path: path, flags: configuration.openFlags, vfs: configuration.vfs)
+        let (code, connection) = ConnectionHandle.open(
+            path: path, flags: configuration.openFlags, vfs: configuration.vfs)
         guard code == .ok, let connection else {
             _ = connection?.closeV2()
             var error = DatabaseError(extendedCode: code, message: SQLiteLibrary.errorString(code) ?? "\(code)")

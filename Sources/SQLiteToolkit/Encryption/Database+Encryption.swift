@@ -304,7 +304,8 @@ extension Database {
             throw refuse("its temporary tables")
         }
         // What a new connection has without being asked: the built-in functions and collations, and the codec's.
-        let definitions = "SELECT (SELECT count(*) FROM pragma_function_list WHERE builtin = 0) * 1000000 "
+        let definitions =
+            "SELECT (SELECT count(*) FROM pragma_function_list WHERE builtin = 0) * 1000000 "
             + "+ (SELECT count(*) FROM pragma_collation_list)"
         let fresh = try Database().queryValue(definitions, as: Int.self)
         if try queryValue(definitions, as: Int.self) != fresh { throw refuse("its custom functions or collations") }
@@ -363,7 +364,8 @@ extension Database {
     private func replaceFile(atPath path: String, withFileAt copyPath: String, operation: String) throws {
         guard renameFile(copyPath, to: path) == 0 else {
             throw DatabaseError(
-                extendedCode: .ioerr, message: "\(operation) failed: cannot rename the rewritten database: "
+                extendedCode: .ioerr,
+                message: "\(operation) failed: cannot rename the rewritten database: "
                     + String(cString: strerror(errno)))
         }
         let directory = (path as NSString).deletingLastPathComponent
