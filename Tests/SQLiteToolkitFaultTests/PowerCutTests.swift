@@ -95,8 +95,6 @@ struct PowerCutTests {
                     tally.mostLost = max(tally.mostLost, lost)
                     // Lost commits must be the last ones: what is kept is a prefix of what was committed.
                     if kept != Array(1..<(kept.count + 1)) { tally.lossNotAtTheEnd += 1 }
-                        tally.lossNotAtTheEnd += 1
-                    }
                 }
                 if kept.count > acknowledged.count { tally.unacknowledgedKept += 1 }
             }
