@@ -79,6 +79,18 @@ struct SweepTests {
             for number in 1...3 { ack(number) }
             try inserts(db, from: 4, count: 2, ack)
         },
+        Workload(name: "a changeset applied") { db, ack in
+            let source = try Database()
+            try source.execute("CREATE TABLE t(n INTEGER PRIMARY KEY, pad BLOB)")
+            let session = try Session(database: source)
+            try session.attach("t")
+            try inserts(source, from: 1, count: 3, { _ in })
+            let changeset = try session.changeset()
+            session.delete()
+            _ = try db.apply(changeset) { _ in .omit }
+            for number in 1...3 { ack(number) }
+            try inserts(db, from: 4, count: 2, ack)
+        },
     ]
 
     static func makeDatabase(_ path: String, _ workload: Workload) throws {
@@ -162,6 +174,56 @@ struct SweepTests {
         print(
             "fault sweep | \(workload) | cases \(cases) | faults injected \(faults) | commits kept though they failed \(uncertain)"
         )
+        #expect(cases > 0)
+    }
+
+    @Test("every failing read, write, sync and truncate of a pool writing beside reads leaves a whole database")
+    func poolSweep() throws {
+        var cases = 0
+        var injected = 0
+        for kind in FaultKind.allCases {
+            var nth = 1
+            while true {
+                let hit = try FaultTestFile.withDatabasePath { path -> Bool in
+                    try Self.makeDatabase(path, Self.workloads[0])
+                    let faults = try FaultScenario(pathPrefix: path)
+                    var acknowledged: [Int] = []
+                    let pool = try DatabasePool(path: path, configuration: .faulty())
+                    faults.fail(kind, nth: nth)
+                    var failure: Error?
+                    do {
+                        for number in 1...5 {
+                            try pool.write { db in
+                                try db.execute("INSERT INTO t(n, pad) VALUES (?, randomblob(900))", number)
+                            }
+                            acknowledged.append(number)
+                            let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self)
+                            }
+                            #expect(count == acknowledged.count)
+                        }
+                    } catch {
+                        failure = error
+                    }
+                    let hit = faults.injected > 0
+                    faults.healAll()
+                    let context = "pool, \(kind) \(nth)"
+                    if let failure { #expect(failure is DatabaseError, "\(context): \(failure)") }
+                    #expect(try pool.writeWithoutTransaction { db in db.isInTransaction } == false, "\(context)")
+                    _ = try? pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
+                    try pool.close()
+                    let check = try Database(path: path)
+                    #expect(try check.integrityCheck().isOK, "\(context)")
+                    let kept = try check.query("SELECT n FROM t ORDER BY n").map { try $0.value(at: 0) as Int }
+                    #expect(kept == acknowledged, "\(context)")
+                    injected += faults.injected
+                    return hit
+                }
+                guard hit else { break }
+                cases += 1
+                nth += Self.stride
+            }
+        }
+        print("fault sweep | a pool writing beside reads | cases \(cases) | faults injected \(injected)")
         #expect(cases > 0)
     }
 
