@@ -34,7 +34,9 @@ extension Database {
         } catch let error as DatabaseError where error.reason == .wrongKeyOrNotADatabase {
             // The codec derives the key from the salt it reads at the start of the file, and a read that fails
             // there (an I/O error) leaves it with a key derived from no salt: the right key then looks wrong.
-            // Derive it once more; a wrong key fails again, a failing disk fails with its I/O error.
+            // Derive it once more; a wrong key fails again, a failing disk fails with its I/O error. The codec
+            // forgets the cipher settings once a key used them: set them again first.
+            try applyCipher(cipher, to: connection)
             try applyKey()
             try verifyKey(schema: "main", cipher: cipher)
         }
