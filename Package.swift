@@ -100,6 +100,18 @@ let package = Package(
             name: "SQLiteToolkitTests",
             dependencies: ["SQLiteToolkit", "sqltk-test-helper", "sqltk-crash-writer"]
         ),
+        // The fault-injecting VFS of the reliability tests (I/O errors, a full disk, power cuts), a C target under
+        // Tests/ that only the fault tests import: test-only, so it may call CSQLiteToolkit directly.
+        .target(
+            name: "CSQLiteToolkitFaultVFS",
+            dependencies: ["CSQLiteToolkit"],
+            path: "Tests/FaultVFS"
+        ),
+        // The fault sweep, the power-cut runs and the regression tests of the faults they found.
+        .testTarget(
+            name: "SQLiteToolkitFaultTests",
+            dependencies: ["SQLiteToolkit", "CSQLiteToolkitFaultVFS"]
+        ),
         .testTarget(
             name: "SQLiteToolkitTestingTests",
             dependencies: ["SQLiteToolkitTesting", "SQLiteToolkit"]

@@ -318,7 +318,9 @@ final class LineEditor {
             guard let next = readByte() else { return nil }
             bytes.append(next)
         }
-        return String(validating: bytes, as: UTF8.self)?.unicodeScalars.first
+        // Decoding repairs what is not UTF-8 to U+FFFD, so a repaired scalar means the bytes were invalid.
+        let scalar = String(decoding: bytes, as: UTF8.self).unicodeScalars.first
+        return scalar == "\u{FFFD}" && bytes != [0xEF, 0xBF, 0xBD] ? nil : scalar
     }
 
     /// The bytes after an Escape: `[A` for Up, `[3~` for Delete, `OH` for Home, ...; empty for an unknown form.

@@ -134,7 +134,7 @@ struct ErrorExpectationTests {
             issue($0, says: "Expected a DatabaseError with reason noRow, but CancellationError was thrown")
         }
         await withKnownIssue {
-            await expectDatabaseError(.interrupt) { try await Task.sleep(for: .seconds(-1)) }
+            await expectDatabaseError(.interrupt) { try await Task.sleep(nanoseconds: 0) }
         } matching: {
             issue($0, says: "code SQLITE_INTERRUPT (9), but nothing was thrown")
         }

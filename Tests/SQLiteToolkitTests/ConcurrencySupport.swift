@@ -85,9 +85,10 @@ func probeUntilReached(orEnded ended: DispatchSemaphore, _ probe: () throws -> B
 
 /// Waits, yielding, until `condition` holds (at most 20 s); `false` when it never did.
 func waitUntil(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
+    // Dispatch's clock rather than ContinuousClock, which needs macOS 13.
+    let deadline = DispatchTime.now() + .seconds(20)
     while !condition() {
-        if ContinuousClock.now >= deadline { return false }
+        if DispatchTime.now() >= deadline { return false }
         await Task.yield()
     }
     return true

@@ -20,7 +20,7 @@ struct DocsEncryptionTests {
                 try db.execute("CREATE TABLE secret (x)")
                 try db.execute("INSERT INTO secret VALUES ('the plans')")
 
-                try db.changeKey(to: .raw(newKeyBytes))  // rekey in place, one transaction
+                try db.changeKey(to: .raw(newKeyBytes))  // atomic: a re-keyed copy renamed over the file
                 try db.export(to: plainCopyPath, key: nil)
             }
             let wrong = try #require(throws: DatabaseError.self) {

@@ -161,12 +161,12 @@ struct RekeyTests {
             child.standardOutput = FileHandle.nullDevice
             child.standardError = FileHandle.nullDevice
             try child.run()
-            // Kill it once a rekey is writing (its rollback journal exists), or after 20 seconds at most.
+            // Kill it once a rekey is writing (its rewritten copy exists), or after 20 seconds at most.
             let deadline = Date().addingTimeInterval(20)
-            while child.isRunning, !TemporaryFile.exists(path + "-journal"), Date() < deadline {
+            while child.isRunning, !TemporaryFile.exists(path + "-sqltk-rekey"), Date() < deadline {
                 usleep(500)
             }
-            let sawRekeyWriting = TemporaryFile.exists(path + "-journal")
+            let sawRekeyWriting = TemporaryFile.exists(path + "-sqltk-rekey")
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             // Killed while rewriting pages, not failed or finished on its own.

@@ -95,6 +95,11 @@ final class CallbackScope {
     }
 
     /// Releases every installed closure: the connection closed, and SQLite released its boxes.
+    /// Whether a trace or progress handler is installed: a new connection to the file would not have it.
+    var hasTraceOrProgressHandler: Bool {
+        installed[.trace] != nil || installed[.progressHandler] != nil
+    }
+
     func removeAll() {
         installed.removeAll()
         if !isRunningCallback { releaseRetired() }

@@ -27,8 +27,14 @@ extension Database {
     }
 
     /// Commits the open transaction. When the commit fails (for example with `SQLITE_BUSY`), the transaction is
-    /// rolled back, so none stays open, and the error is thrown.
+    /// rolled back, so none stays open, and the error is thrown. A transaction aborted by a savepoint that could not
+    /// be rolled back is rolled back instead, and throws ``DatabaseError/Reason/transactionAborted``.
     public func commit() throws {
+        if let aborted = abortedTransactionError {
+            abortedTransactionError = nil
+            if isInTransaction { try? transactionStatement(.rollback).run() }
+            throw aborted
+        }
         do {
             try runTransactionStatement(.commit)
         } catch {
@@ -39,6 +45,7 @@ extension Database {
 
     /// Rolls back the open transaction; does nothing when none is open (SQLite may have rolled it back already).
     public func rollback() throws {
+        abortedTransactionError = nil
         guard isInTransaction else { return }
         try transactionStatement(.rollback).run()
     }
@@ -153,25 +160,55 @@ extension Database {
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "sqltk_savepoint_\(savepointDepth)"
+        let isNested = isInTransaction
         try execute("SAVEPOINT \(name)")
+        let result: T
+        let completion: TransactionCompletion
         do {
-            let (result, completion) = try body(self)
-            switch completion {
-            // A failed release (a deferred foreign key of the outermost savepoint) rolls back like a throw.
-            case .commit: try execute("RELEASE SAVEPOINT \(name)")
-            case .rollback: rollBack(to: name)
-            }
-            return result
+            (result, completion) = try body(self)
         } catch {
-            rollBack(to: name)
+            try abandonSavepoint(name, isNested: isNested)
             throw error
         }
+        switch completion {
+        case .commit:
+            do {
+                try execute("RELEASE SAVEPOINT \(name)")
+            } catch {
+                // A failed release (a deferred foreign key of the outermost savepoint) rolls back like a throw.
+                try abandonSavepoint(name, isNested: isNested)
+                throw error
+            }
+        case .rollback:
+            try abandonSavepoint(name, isNested: isNested)
+        }
+        return result
     }
 
-    /// Undoes the changes of the savepoint `name`, then removes it; the enclosing transaction, if any, stays open.
-    private func rollBack(to name: String) {
-        try? execute("ROLLBACK TO SAVEPOINT \(name)")
-        try? execute("RELEASE SAVEPOINT \(name)")
+    /// Undoes the changes of savepoint `name`, whose body threw or asked for a rollback, then removes it; the
+    /// enclosing transaction, if any, stays open.
+    ///
+    /// When the rollback itself fails (an I/O error reading the journal, a full disk), SQLite may have rolled back
+    /// the whole enclosing transaction, and what the caller runs next would then commit on its own, outside the
+    /// transaction it believes open. The enclosing transaction is then replaced by one that can only roll back:
+    /// its commit throws ``DatabaseError/Reason/transactionAborted``, as this does.
+    func abandonSavepoint(_ name: String, isNested: Bool) throws {
+        do {
+            try execute("ROLLBACK TO SAVEPOINT \(name)")
+            try execute("RELEASE SAVEPOINT \(name)")
+        } catch {
+            let failure = error as? DatabaseError
+            let aborted = DatabaseError(
+                extendedCode: failure?.extendedCode ?? .error,
+                message: "rolling back to a savepoint failed (\(failure?.message ?? "\(error)")), so its transaction "
+                    + "is rolled back",
+                reason: .transactionAborted)
+            if isInTransaction { try? transactionStatement(.rollback).run() }
+            guard isNested else { return }
+            if abortedTransactionError == nil { abortedTransactionError = aborted }
+            try? runTransactionStatement(.begin(.deferred))
+            throw abortedTransactionError ?? aborted
+        }
     }
 }
 

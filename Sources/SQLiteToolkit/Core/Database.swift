@@ -43,6 +43,9 @@ public final class Database {
     @exclusivity(unchecked) var transactionStatements = TransactionStatements()
     /// Savepoint names are numbered per connection, never through a global counter.
     var savepointDepth = 0
+    /// Set when a savepoint's rollback failed inside a transaction: the transaction open now only rolls back, and
+    /// its commit throws this (see `abandonSavepoint(_:isNested:)`).
+    var abortedTransactionError: DatabaseError?
     /// Every live session, so closing can delete them first, as SQLite requires. Unretained: a session removes
     /// itself when deleted or released.
     @exclusivity(unchecked) var liveSessions: [ObjectIdentifier: Unmanaged<Session>] = [:]
@@ -177,6 +180,42 @@ public final class Database {
         statementCache.removeAll()
         // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
         busyMode = .immediateError
+    }
+
+    /// Closes the SQLite connection and opens a new one to the same path, with the same configuration and busy mode:
+    /// what an atomic key change does after renaming the rewritten file over the original, which this connection
+    /// still has open. The statements of the old connection are finalized, as ``close()`` does. When the new
+    /// connection cannot be opened, this one stays closed and the error is thrown.
+    func reopenConnection() throws {
+        guard let old = handle else { throw closedError(sql: nil) }
+        let keptBusyMode = busyMode
+        interruptHandle.invalidate()
+        handle = nil
+        for statement in liveStatements.values { statement.takeUnretainedValue().retire() }
+        openCursorCount = 0
+        release(old)
+        statementCache.removeAll()
+        transactionStatements = TransactionStatements()
+        savepointDepth = 0
+        abortedTransactionError = nil
+        busyMode = .immediateError
+        let (code, connection) = ConnectionHandle.open(
+            path: path, flags: configuration.openFlags, vfs: configuration.vfs)
+        guard code == .ok, let connection else {
+            _ = connection?.closeV2()
+            var error = DatabaseError(extendedCode: code, message: SQLiteLibrary.errorString(code) ?? "\(code)")
+            error.path = path
+            throw error
+        }
+        handle = connection
+        interruptHandle.replace(with: connection)
+        do {
+            try applyDefaults(connection)
+            try setBusyMode(keptBusyMode)
+        } catch {
+            close()
+            throw error
+        }
     }
 
     /// Finishes a close that was called from inside a callback, once no callback runs any more.

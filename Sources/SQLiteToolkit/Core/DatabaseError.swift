@@ -172,6 +172,10 @@ extension DatabaseError {
         case embeddedNUL(offset: Int)
         /// A transaction was begun while one is open; use ``Database/savepoint(_:)`` to nest.
         case nestedTransaction
+        /// Rolling back to a savepoint failed (an I/O error, a full disk), so the whole enclosing transaction was
+        /// rolled back: the statements run after it until the transaction's end are rolled back too, and its
+        /// commit throws this. The code is the failed rollback's.
+        case transactionAborted
         /// No result column has this name (compared case-insensitively).
         case columnNotFound(String)
         /// A column index is outside `0..<count`.
@@ -228,6 +232,13 @@ extension DatabaseError {
         case cipherParameterRejected(cipher: String, parameter: String)
         /// A key change was asked for inside a transaction; commit or roll back first.
         case rekeyInTransaction
+        /// A key change of a database file needs the only connection to it (it renames a rewritten copy over the
+        /// file): another connection uses it. Nothing changed.
+        case keyChangeNeedsSoleAccess
+        /// A key change of a database file reopens the connection, which would lose something it holds (open
+        /// cursors, sessions, attached databases, temporary tables, custom functions or collations, a trace or
+        /// progress handler). Nothing changed.
+        case keyChangeLosesConnectionState
 
         // MARK: Concurrency
         /// An access to a ``DatabaseQueue`` or ``DatabasePool`` (or its `close()`) was started from inside an access

@@ -25,6 +25,11 @@ public final class InterruptHandle: @unchecked Sendable {
         lock.withLock { connection?.interrupt() }
     }
 
+    /// Called by the connection when it replaces its SQLite connection with a new one to the same file.
+    func replace(with connection: ConnectionHandle) {
+        lock.withLock { self.connection = connection }
+    }
+
     /// Called by the connection before it closes.
     func invalidate() {
         lock.withLock { connection = nil }

@@ -39,11 +39,24 @@ extension Database {
         if let error = keyForPlainDatabaseError(schema: "main") { throw error }
         try applyCipher(cipher, to: connection)
         try checkRawKey(key, cipher: cipher)
-        let code = try key.withCodecBytes { bytes in
-            connection.key(bytes.baseAddress, count: Int32(bytes.count))
+        let applyKey = {
+            let code = try key.withCodecBytes { bytes in
+                connection.key(bytes.baseAddress, count: Int32(bytes.count))
+            }
+            guard code == .ok else { throw self.error(code, sql: nil) }
         }
-        guard code == .ok else { throw error(code, sql: nil) }
-        try verifyKey(schema: "main", cipher: cipher)
+        try applyKey()
+        do {
+            try verifyKey(schema: "main", cipher: cipher)
+        } catch let error as DatabaseError where error.reason == .wrongKeyOrNotADatabase {
+            // The codec derives the key from the salt it reads at the start of the file, and a read that fails
+            // there (an I/O error) leaves it with a key derived from no salt: the right key then looks wrong.
+            // Derive it once more; a wrong key fails again, a failing disk fails with its I/O error. The codec
+            // forgets the cipher settings once a key used them: set them again first.
+            try applyCipher(cipher, to: connection)
+            try applyKey()
+            try verifyKey(schema: "main", cipher: cipher)
+        }
         mainCipher = cipher
     }
 
@@ -124,11 +137,20 @@ extension Database {
     public var cipher: Cipher? { mainCipher }
 
     /// Re-encrypts the encrypted main database with a new key, and with a new scheme when `cipher` is given (for
-    /// example ChaCha20 to SQLCipher 4). Every page is rewritten inside one transaction: interrupted, the file
-    /// keeps the old key. Works in WAL mode. Other connections must reopen with the new key.
+    /// example ChaCha20 to SQLCipher 4). Works in WAL mode.
+    ///
+    /// For a database file, the change is atomic whatever happens (an error, a full disk, a crash, a power cut):
+    /// the database is copied with the new key into a new file beside it (`<path>-sqltk-rekey`), which is synced
+    /// and renamed over the original, and the connection is reopened on it. The file is the old one, whole, with
+    /// the old key, or the new one, whole, with the new key; never neither. It needs free disk space for a copy
+    /// and no other connection to the file, in this process or another (see <doc:Encryption>). In-memory and
+    /// temporary databases are re-encrypted in place.
     ///
     /// - Throws: ``DatabaseError/Reason/notEncrypted`` on a plain database (use ``encrypt(with:cipher:)``),
-    ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction.
+    ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction,
+    ///   ``DatabaseError/Reason/keyChangeNeedsSoleAccess`` when another connection uses the file, and
+    ///   ``DatabaseError/Reason/keyChangeLosesConnectionState`` when reopening would lose what the connection
+    ///   holds; in each case nothing changed.
     ///
     /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
     public func changeKey(to key: DatabaseKey, cipher: Cipher? = nil) throws {
@@ -136,18 +158,20 @@ extension Database {
             throw DatabaseError.misuse(
                 "the database is not encrypted; use encrypt(with:cipher:)", reason: .notEncrypted)
         }
-        try rekey(to: key, cipher: cipher ?? current)
+        if let path = try mainFilePath() {
+            try rewriteAtomically(path: path, key: key, cipher: cipher ?? current, operation: "changeKey(to:cipher:)")
+        } else {
+            try rekey(to: key, cipher: cipher ?? current)
+        }
     }
 
-    /// Encrypts the plain main database in place. Every page is rewritten inside one transaction: interrupted, the
-    /// file stays plain.
-    ///
-    /// In WAL mode the codec cannot encrypt a plain file, so the connection leaves WAL (`journal_mode=DELETE`),
-    /// encrypts, and returns to WAL; leaving WAL needs every other connection to the file closed, else this
-    /// throws `SQLITE_BUSY` and changes nothing.
+    /// Encrypts the plain main database. For a database file, the change is atomic, as ``changeKey(to:cipher:)``
+    /// describes: interrupted, the file stays plain; a WAL database stays in WAL. In-memory and temporary
+    /// databases are encrypted in place.
     ///
     /// - Throws: ``DatabaseError/Reason/alreadyEncrypted`` on an encrypted database (use
-    ///   ``changeKey(to:cipher:)``), ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction.
+    ///   ``changeKey(to:cipher:)``), ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction, and the
+    ///   errors of ``changeKey(to:cipher:)``.
     ///
     /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
     public func encrypt(with key: DatabaseKey, cipher: Cipher = .default) throws {
@@ -156,6 +180,12 @@ extension Database {
                 "the database is already encrypted; use changeKey(to:cipher:)", reason: .alreadyEncrypted)
         }
         try checkNoTransaction()
+        if let path = try mainFilePath() {
+            try checkRawKey(key, cipher: cipher)
+            try matchPageSize(of: cipher)
+            try rewriteAtomically(path: path, key: key, cipher: cipher, operation: "encrypt(with:cipher:)")
+            return
+        }
         let wasWAL = try journalMode() == "wal"
         if wasWAL { try setJournalMode("delete") }
         do {
@@ -168,20 +198,25 @@ extension Database {
         if wasWAL { try setJournalMode("wal") }
     }
 
-    /// Decrypts the encrypted main database in place, leaving a plain SQLite file. Works in WAL mode.
+    /// Decrypts the encrypted main database, leaving a plain SQLite file. For a database file, the change is
+    /// atomic, as ``changeKey(to:cipher:)`` describes: interrupted, the file keeps its key. Works in WAL mode.
     ///
     /// - Throws: ``DatabaseError/Reason/notEncrypted`` on a plain database,
-    ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction.
+    ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction, and the errors of
+    ///   ``changeKey(to:cipher:)``.
     ///
     /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
     public func decrypt() throws {
         guard mainCipher != nil else {
             throw DatabaseError.misuse("the database is not encrypted", reason: .notEncrypted)
         }
-        let connection = try connection()
         try checkNoTransaction()
-        let code = connection.rekey(nil, count: 0)
-        guard code == .ok else { throw error(code, sql: nil) }
+        if let path = try mainFilePath() {
+            try rewriteAtomically(path: path, key: nil, cipher: .default, operation: "decrypt()")
+            return
+        }
+        let code = try connection().rekey(nil, count: 0)
+        guard code == .ok else { throw keyChangeError(code, operation: "decrypt()") }
         mainCipher = nil
     }
 
@@ -209,14 +244,175 @@ extension Database {
             let code = try key.withCodecBytes { bytes in
                 connection.rekey(bytes.baseAddress, count: Int32(bytes.count))
             }
-            // A failed rewrite is rolled back by SQLite's transaction: the file keeps the old key.
-            guard code == .ok else { throw error(code, sql: nil) }
+            guard code == .ok else { throw keyChangeError(code, operation: "rekey") }
         } catch {
             // Put back the settings of the current key, which the next attach or rekey would otherwise inherit.
             try? applyCipher(mainCipher ?? .default, to: connection)
             throw error
         }
         mainCipher = cipher
+    }
+
+    /// The error of a key change the codec refused or failed: the codec returns a code without setting the
+    /// connection's message, which would read "not an error".
+    private func keyChangeError(_ code: ResultCode, operation: String) -> DatabaseError {
+        let failure = error(code, sql: nil)
+        return DatabaseError(
+            extendedCode: failure.extendedCode,
+            message: "\(operation) failed: \(SQLiteLibrary.errorString(failure.extendedCode) ?? "\(code)")",
+            reason: failure.reason)
+    }
+
+    // MARK: - Atomic key changes
+
+    /// The path of the main database file, or `nil` for an in-memory or temporary database.
+    private func mainFilePath() throws -> String? {
+        guard let filename = try connection().filename(schema: "main"), !filename.isEmpty else { return nil }
+        return filename
+    }
+
+    /// Writes the main database into a new file beside it with `key` and `cipher` (plain when `key` is `nil`),
+    /// syncs it, renames it over the original while this connection keeps every other one out, and reopens the
+    /// connection on it. Before the rename nothing changed; after it, the new file is whole and synced.
+    private func rewriteAtomically(path: String, key: DatabaseKey?, cipher: Cipher, operation: String) throws {
+        try checkNoTransaction()
+        try checkReopenable(operation: operation)
+        if let key { try checkRawKey(key, cipher: cipher) }
+        let copyPath = path + "-sqltk-rekey"
+        // A copy left by an interrupted key change is never the database: the rename is the commit.
+        removeFile(atPath: copyPath)
+        let isWAL = try journalMode() == "wal"
+        try takeExclusiveAccess(isWAL: isWAL, operation: operation)
+        do {
+            try export(to: copyPath, key: key, cipher: cipher)
+            try finishCopy(atPath: copyPath, key: key, cipher: cipher, isWAL: isWAL)
+            try replaceFile(atPath: path, withFileAt: copyPath, operation: operation)
+        } catch {
+            removeFile(atPath: copyPath)
+            releaseExclusiveAccess()
+            try? applyCipher(mainCipher ?? .default, to: connection())
+            throw error
+        }
+        // The file is the new one from here: a failure to reopen leaves the connection closed, not the file.
+        mainCipher = nil
+        try reopenConnection()
+        guard let key else { return }
+        do {
+            try applyKeyAtOpen(key, cipher: cipher)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
+    private func checkReopenable(operation: String) throws {
+        func refuse(_ what: String) -> DatabaseError {
+            DatabaseError.misuse(
+                "\(operation) reopens the connection, which would lose \(what): run it on a connection that has "
+                    + "none (for example right after opening)",
+                reason: .keyChangeLosesConnectionState)
+        }
+        if callbackScope.isRunningCallback { throw refuse("the callback that is running") }
+        if openCursorCount > 0 { throw refuse("its open cursors") }
+        if !liveSessions.isEmpty { throw refuse("its sessions") }
+        if callbackScope.hasTraceOrProgressHandler { throw refuse("its trace or progress handler") }
+        let schemas = try query("PRAGMA database_list").map { try $0.value(at: 1) as String }
+        if schemas.contains(where: { $0 != "main" && $0 != "temp" }) { throw refuse("its attached databases") }
+        if try queryValue("SELECT count(*) FROM temp.sqlite_schema", as: Int.self) != 0 {
+            throw refuse("its temporary tables")
+        }
+        // What a new connection has without being asked: the built-in functions and collations, and the codec's.
+        let definitions =
+            "SELECT (SELECT count(*) FROM pragma_function_list WHERE builtin = 0) * 1000000 "
+            + "+ (SELECT count(*) FROM pragma_collation_list)"
+        let fresh = try Database().queryValue(definitions, as: Int.self)
+        if try queryValue(definitions, as: Int.self) != fresh { throw refuse("its custom functions or collations") }
+    }
+
+    /// Keeps every other connection out of the file until this one reopens (`locking_mode=EXCLUSIVE` and an
+    /// exclusive transaction); in WAL mode, first moves every frame into the database and empties the WAL, so the
+    /// file alone holds the database and a WAL left beside it can never be replayed into the new file.
+    private func takeExclusiveAccess(isWAL: Bool, operation: String) throws {
+        do {
+            try execute("PRAGMA locking_mode = EXCLUSIVE")
+            if isWAL {
+                let busy = try query("PRAGMA wal_checkpoint(TRUNCATE)").map { try $0.value(at: 0) as Int }.first
+                if busy != 0 {
+                    throw DatabaseError(extendedCode: .busy, message: "the WAL could not be emptied")
+                }
+            }
+            try execute("BEGIN EXCLUSIVE")
+            try execute("COMMIT")
+        } catch let error as DatabaseError where error.code == .busy || error.code == .locked {
+            releaseExclusiveAccess()
+            throw DatabaseError(
+                extendedCode: .busy,
+                message: "\(operation) needs the only connection to the database: close the others first",
+                reason: .keyChangeNeedsSoleAccess)
+        } catch {
+            releaseExclusiveAccess()
+            throw error
+        }
+    }
+
+    /// Lets other connections in again after a key change that did not happen.
+    private func releaseExclusiveAccess() {
+        if isInTransaction { try? transactionStatement(.rollback).run() }
+        try? execute("PRAGMA locking_mode = NORMAL")
+        // The lock is released at the end of the next access.
+        _ = try? queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+    }
+
+    /// Puts the copy in WAL mode when the original was (the mode is recorded in the file), then makes it durable.
+    private func finishCopy(atPath copyPath: String, key: DatabaseKey?, cipher: Cipher, isWAL: Bool) throws {
+        if isWAL {
+            var copyConfiguration = Database.Configuration()
+            copyConfiguration.vfs = configuration.vfs
+            copyConfiguration.busyMode = .immediateError
+            copyConfiguration.key = key
+            copyConfiguration.cipher = cipher
+            let copy = try Database(path: copyPath, configuration: copyConfiguration)
+            defer { copy.close() }
+            try copy.setJournalMode("wal")
+        }
+        try syncFile(atPath: copyPath, operation: "syncing the rewritten database")
+    }
+
+    /// Renames the synced copy over the original and syncs the directory, so the rename survives a power cut.
+    private func replaceFile(atPath path: String, withFileAt copyPath: String, operation: String) throws {
+        guard renameFile(copyPath, to: path) == 0 else {
+            throw DatabaseError(
+                extendedCode: .ioerr,
+                message: "\(operation) failed: cannot rename the rewritten database: "
+                    + String(cString: strerror(errno)))
+        }
+        try syncFile(atPath: Database.directory(of: path), operation: "syncing the database's directory")
+    }
+
+    /// The folder holding the file at `path`: what is before its last separator, `/` for a file at the root, `.`
+    /// for a bare name.
+    static func directory(of path: String) -> String {
+        #if os(Windows)
+            let separator = path.lastIndex { $0 == "/" || $0 == "\\" }
+        #else
+            let separator = path.lastIndex(of: "/")
+        #endif
+        guard let separator else { return "." }
+        return separator == path.startIndex ? "/" : String(path[..<separator])
+    }
+
+    /// Removes the file at `path`, if any.
+    private func removeFile(atPath path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// `fsync` of the file or directory at `path`.
+    private func syncFile(atPath path: String, operation: String) throws {
+        guard syncDescriptor(ofFileAt: path) else {
+            throw DatabaseError(
+                extendedCode: .ioerrFsync, message: "\(operation) failed: " + String(cString: strerror(errno)))
+        }
     }
 
     /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
@@ -434,4 +630,20 @@ extension Cipher {
         "ascon128": ["kdf_iter", "plaintext_header_size"],
         "aegis": ["tcost", "mcost", "pcost", "algorithm", "plaintext_header_size"],
     ]
+}
+
+/// `rename(2)`, at file scope, where `Database`'s members do not hide the C function.
+private func renameFile(_ source: String, to destination: String) -> Int32 {
+    rename(source, destination)
+}
+
+/// Opens the file or directory at `path`, `fsync`s it and closes it; `false` on failure, with `errno` set.
+private func syncDescriptor(ofFileAt path: String) -> Bool {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return false }
+    let synced = fsync(descriptor) == 0
+    let savedErrno = errno
+    _ = close(descriptor)
+    errno = savedErrno
+    return synced
 }
