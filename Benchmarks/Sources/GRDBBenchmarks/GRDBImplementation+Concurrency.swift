@@ -2,7 +2,8 @@ import BenchmarkCore
 import Foundation
 import GRDB
 
-// The queue workloads through GRDB's DatabaseQueue: one `read {}` access per point lookup, blocking and async.
+// The queue workloads through GRDB's DatabaseQueue: one `read {}` access per point lookup, blocking and async; and
+// the pool's reads through GRDB's DatabasePool.
 
 extension GRDBImplementation {
     func prepareQueueRead(
@@ -44,6 +45,57 @@ extension GRDBImplementation {
                 return sum
             },
             close: close
+        )
+    }
+
+    /// `pool-read-N-threads`: `DatabasePool.read {}` accesses of 20 point lookups through a cached statement,
+    /// shared by `size.threads` threads, with at least one reader per thread, each opened before timing.
+    func preparePoolRead(size: WorkloadSize, location: DatabaseLocation, configuration: Configuration) throws
+        -> PreparedRun
+    {
+        var configuration = configuration
+        let threads = size.threads
+        configuration.maximumReaderCount = max(configuration.maximumReaderCount, threads)
+        // The memory mapping SQLiteToolkit's pool gives its readers, so the two pools differ in their code only.
+        configuration.prepareDatabase { db in try db.execute(sql: BenchmarkData.poolReaderMemoryMap) }
+        let pool = try DatabasePool(path: location.path, configuration: configuration)
+        do {
+            try populateIntegers(pool, rows: size.rows)
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        let warm = Rendezvous(count: threads)
+        runOnThreads(threads) { _ in
+            _ = try? pool.read { _ in warm.arriveAndWait() }
+        }
+        let rows = size.rows
+        let accesses = size.lookups
+        return PreparedRun(
+            body: {
+                let sum = SharedSum()
+                runOnThreads(threads) { thread in
+                    do {
+                        var partial: Int64 = 0
+                        for access in accessNumbers(thread: thread, of: threads, accesses: accesses) {
+                            partial &+= try pool.read { db in
+                                let statement = try db.cachedStatement(sql: BenchmarkData.selectByID)
+                                var sum: Int64 = 0
+                                for index in 0..<BenchmarkData.lookupsPerPoolAccess {
+                                    let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
+                                    sum &+= try Int64.fetchOne(statement, arguments: [id]) ?? 0
+                                }
+                                return sum
+                            }
+                        }
+                        sum.add(partial)
+                    } catch {
+                        sum.fail(error)
+                    }
+                }
+                return try sum.get()
+            },
+            close: { try? pool.close() }
         )
     }
 }
