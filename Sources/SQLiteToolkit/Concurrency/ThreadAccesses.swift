@@ -30,9 +30,16 @@ enum ThreadAccesses {
 
     /// Whether the calling thread is inside an access to `owner`.
     static func contains(_ owner: ObjectIdentifier) -> Bool {
+        withCurrentList { $0.contains(owner) }
+    }
+
+    /// Runs `body` with the calling thread's list, for checks and its reader cache (not for entering an access,
+    /// which ``enter(_:)`` records).
+    @inline(__always)
+    static func withCurrentList<T>(_ body: (ThreadAccessList) throws -> T) rethrows -> T {
         let list = ThreadAccessList.current()
         defer { if list.isFallback, list.isEmpty { fallbackLists.remove(list) } }
-        return list.contains(owner)
+        return try body(list)
     }
 
     /// The error of an access, `close()` or `reopen()` started inside an access to the same owner.
@@ -43,11 +50,28 @@ enum ThreadAccesses {
     }
 }
 
-/// One thread's accesses, innermost last; touched only by that thread. Nesting is rare and shallow, so the owners of
-/// the innermost access and of the one around it are kept inline and deeper ones in an array.
+/// One thread's accesses, innermost last, and the readers it used last; touched only by that thread. Nesting is rare
+/// and shallow, so the owners of the innermost access and of the one around it are kept inline and deeper ones in an
+/// array.
+///
+/// The reader cache: for the last two pools the thread read from, the reader it used, so that its next read of that
+/// pool can take the same reader back without the pool's lock (see ``DatabasePool``). Keyed by the pool's
+/// ``DatabasePool/poolID``, never reused in the process, so an entry of a pool that is gone matches no other pool; it
+/// keeps only a reader object, whose connection the pool closed. Two entries, not one, so a thread that alternates
+/// between two pools keeps both.
 final class ThreadAccessList {
     private var innermost: ObjectIdentifier?
     private var outer: [ObjectIdentifier] = []
+    private var recentPoolID = 0
+    private var recentReader: PooledReader?
+    private var previousPoolID = 0
+    private var previousReader: PooledReader?
+    /// Unused: keeps the fields above, which this thread writes on every access, off the cache lines of the object
+    /// allocated next, which may be another thread's list (false sharing would make the two threads wait for each
+    /// other's writes).
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    )
     /// Whether the list lives in ``fallbackLists`` (no thread-local storage was available) rather than in the thread.
     let isFallback: Bool
     /// The thread the list belongs to, for ``fallbackLists``.
@@ -59,6 +83,24 @@ final class ThreadAccessList {
     }
 
     var isEmpty: Bool { innermost == nil }
+
+    /// The reader this thread used last for the pool `poolID`, if it is one of the last two pools it read from.
+    @inline(__always)
+    func cachedReader(of poolID: Int) -> PooledReader? {
+        if recentPoolID == poolID { return recentReader }
+        if previousPoolID == poolID { return previousReader }
+        return nil
+    }
+
+    /// Records `reader` as the one this thread used last for the pool `poolID`.
+    func cacheReader(_ reader: PooledReader, of poolID: Int) {
+        if recentPoolID != poolID {
+            previousPoolID = recentPoolID
+            previousReader = recentReader
+            recentPoolID = poolID
+        }
+        recentReader = reader
+    }
 
     @inline(__always)
     func contains(_ owner: ObjectIdentifier) -> Bool {
