@@ -111,6 +111,9 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// started together (a case per N, from 1 to the core count: `pool-read-1-thread`, `pool-read-2-threads`, ...);
     /// raw C runs the same accesses on N connections of its own, one per thread, the limit of read scaling.
     case poolRead = "pool-read"
+    /// 7c. The accesses of `pool-read-1-thread` through the `async` read, awaited one after another from one task:
+    /// the difference from `pool-read-1-thread` is the cost of an async access (`c` runs its one-thread accesses).
+    case poolReadAsync = "pool-read-async"
     /// 8a. `lookups` write accesses of a pool, each inserting one row in its own transaction.
     case poolWrite = "pool-write"
     /// 8b. The same while two threads keep reading: the ratio to 8a is what concurrent reads cost the writer.
@@ -153,6 +156,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .queueRead: "point lookups, one queue read access (deferred transaction) each"
         case .queueReadAsync: "the same through the async access, awaited in turn from one task"
         case .poolRead: "pool read accesses (one transaction of 20 point lookups each), shared by N threads"
+        case .poolReadAsync: "the same through the async read, awaited in turn from one task"
         case .poolWrite: "pool write accesses inserting one row each"
         case .poolWriteWithReads: "the same while two threads keep reading"
         }
@@ -177,7 +181,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case _ where isEncryptionOpen: size.passphraseOpens
         case let workload where workload.isFunction: size.iterations
         case .blobReadChunks: BenchmarkData.blobChunkCount(rows: size.rows)
-        case .queueRead, .queueReadAsync, .poolRead, .poolWrite, .poolWriteWithReads:
+        case .queueRead, .queueReadAsync, .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads:
             size.lookups
         default: size.rows
         }
@@ -194,7 +198,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// Whether the workload measures a pool, which needs a database file (WAL does not work in memory).
     public var usesPool: Bool {
         switch self {
-        case .poolRead, .poolWrite, .poolWriteWithReads: true
+        case .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads: true
         default: false
         }
     }
@@ -234,7 +238,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     public var unitName: String {
         switch self {
         case .lookupsOneTransaction, .lookupsTransactionEach, .queueRead, .queueReadAsync: "lookup"
-        case .poolRead, .poolWrite, .poolWriteWithReads: "access"
+        case .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads: "access"
         case .bindStepColumnReset: "iteration"
         case _ where isEncryptionOpen: "open"
         case .blobReadChunks: "64 KiB chunk"
@@ -294,7 +298,7 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         var size = self
         switch workload {
         case .lookupsOneTransaction, .lookupsTransactionEach, .oneOffStatements: size.lookups = count
-        case .queueRead, .queueReadAsync, .poolRead, .poolWrite, .poolWriteWithReads:
+        case .queueRead, .queueReadAsync, .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads:
             size.lookups = count
         case .bindStepColumnReset: size.iterations = count
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.lookups = count * 10

@@ -162,7 +162,8 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 body: { try directBindStepColumnReset(select, iterations: iterations) },
                 close: { connection.close(finalizing: [select]) }
             )
-        case .poolRead:
+        case .poolRead, .poolReadAsync:
+            // The async form has no C counterpart: C runs the one-thread accesses (`size.threads` is 1).
             try connection.populateIntegers(rows: rows)
             let readers = try CReaders<API>(count: size.threads, location: connection.location)
             let accesses = size.lookups

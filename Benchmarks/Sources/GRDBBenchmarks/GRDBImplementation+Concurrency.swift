@@ -50,9 +50,9 @@ extension GRDBImplementation {
 
     /// `pool-read-N-threads`: `DatabasePool.read {}` accesses of 20 point lookups through a cached statement,
     /// shared by `size.threads` threads, with at least one reader per thread, each opened before timing.
-    func preparePoolRead(size: WorkloadSize, location: DatabaseLocation, configuration: Configuration) throws
-        -> PreparedRun
-    {
+    func preparePoolRead(
+        size: WorkloadSize, location: DatabaseLocation, configuration: Configuration, isAsync: Bool
+    ) throws -> PreparedRun {
         var configuration = configuration
         let threads = size.threads
         configuration.maximumReaderCount = max(configuration.maximumReaderCount, threads)
@@ -71,6 +71,28 @@ extension GRDBImplementation {
         }
         let rows = size.rows
         let accesses = size.lookups
+        if isAsync {
+            return PreparedRun(
+                body: {
+                    try waitForTask {
+                        var sum: Int64 = 0
+                        for access in 0..<accesses {
+                            sum &+= try await pool.read { db in
+                                let statement = try db.cachedStatement(sql: BenchmarkData.selectByID)
+                                var sum: Int64 = 0
+                                for index in 0..<BenchmarkData.lookupsPerPoolAccess {
+                                    let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
+                                    sum &+= try Int64.fetchOne(statement, arguments: [id]) ?? 0
+                                }
+                                return sum
+                            }
+                        }
+                        return sum
+                    }
+                },
+                close: { try? pool.close() }
+            )
+        }
         return PreparedRun(
             body: {
                 let sum = SharedSum()

@@ -21,7 +21,9 @@ public struct GRDBImplementation: BenchmarkImplementation {
     /// incremental BLOB reads: GRDB's SQLite has neither a codec nor the session extension, and its API has no
     /// incremental BLOB I/O. The pool's reads run on GRDB's `DatabasePool`.
     public var workloads: [Workload] {
-        Workload.withoutSessionExtension.filter { (!$0.needsFile || $0 == .poolRead) && $0 != .blobReadChunks }
+        Workload.withoutSessionExtension.filter {
+            (!$0.needsFile || $0 == .poolRead || $0 == .poolReadAsync) && $0 != .blobReadChunks
+        }
     }
 
     /// The version through `SELECT sqlite_version()`.
@@ -40,8 +42,9 @@ public struct GRDBImplementation: BenchmarkImplementation {
         configuration.prepareDatabase { db in
             for pragma in pragmas { try db.execute(sql: pragma) }
         }
-        if workload == .poolRead {
-            return try preparePoolRead(size: size, location: location, configuration: configuration)
+        if workload == .poolRead || workload == .poolReadAsync {
+            return try preparePoolRead(
+                size: size, location: location, configuration: configuration, isAsync: workload == .poolReadAsync)
         }
         let queue =
             location.storage == .memory
@@ -244,7 +247,7 @@ public struct GRDBImplementation: BenchmarkImplementation {
         case .queueRead, .queueReadAsync:
             try populateIntegers(queue, rows: rows)
             return prepareQueueRead(workload, size: size, queue: queue, close: close)
-        case .poolRead, .poolWrite, .poolWriteWithReads:
+        case .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads:
             throw BenchmarkError("\(workload.rawValue) is measured for SQLiteToolkit only")
         case .bindStepColumnReset:
             let iterations = size.iterations

@@ -107,7 +107,9 @@ public struct RawCImplementation: BenchmarkImplementation {
     public var title: String { "C, our SQLite" }
     /// Every workload on SQLite alone (not the pool's writes, nor the encryption workloads); the pool's reads on a
     /// connection per thread.
-    public var workloads: [Workload] { Workload.allCases.filter { !$0.needsFile || $0 == .poolRead } }
+    public var workloads: [Workload] {
+        Workload.allCases.filter { !$0.needsFile || $0 == .poolRead || $0 == .poolReadAsync }
+    }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {

@@ -15,6 +15,8 @@ extension ToolkitImplementation {
             return try prepareQueueRead(isAsync: workload == .queueReadAsync, size: size, location: location)
         case .poolRead:
             return try preparePoolRead(threads: size.threads, size: size, location: location)
+        case .poolReadAsync:
+            return try preparePoolReadAsync(size: size, location: location)
         case .poolWrite, .poolWriteWithReads:
             return try preparePoolWrite(
                 readers: workload == .poolWrite ? 0 : Self.readingThreads, size: size, location: location)
@@ -64,16 +66,38 @@ extension ToolkitImplementation {
         )
     }
 
+    /// The body of read access number `access`: 20 point lookups.
+    private static func lookups(_ db: Database, access: Int, rows: Int) throws -> Int64 {
+        var sum: Int64 = 0
+        for index in 0..<BenchmarkData.lookupsPerPoolAccess {
+            let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
+            sum &+= try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
+        }
+        return sum
+    }
+
+    private func preparePoolReadAsync(size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        let pool = try makePool(size: size, location: location)
+        try pool.read { _ in }
+        let rows = size.rows
+        let accesses = size.lookups
+        return PreparedRun(
+            body: {
+                try waitForTask {
+                    var sum: Int64 = 0
+                    for access in 0..<accesses {
+                        sum &+= try await pool.read { db in try Self.lookups(db, access: access, rows: rows) }
+                    }
+                    return sum
+                }
+            },
+            close: { _ = try? pool.close() }
+        )
+    }
+
     /// Read access number `access`: 20 point lookups.
     private static func readAccess(_ pool: DatabasePool, _ access: Int, rows: Int) throws -> Int64 {
-        try pool.read { db in
-            var sum: Int64 = 0
-            for index in 0..<BenchmarkData.lookupsPerPoolAccess {
-                let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
-                sum &+= try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
-            }
-            return sum
-        }
+        try pool.read { db in try lookups(db, access: access, rows: rows) }
     }
 
     /// The threads that keep reading in `pool-write-with-reads`: 2, or `SQLTK_BENCH_POOL_READERS` (for example 1, to
