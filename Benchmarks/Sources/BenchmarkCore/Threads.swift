@@ -46,7 +46,22 @@ public final class Rendezvous: @unchecked Sendable {
     }
 }
 
-/// The accesses of thread `thread` of `threads` sharing `accesses` accesses: every `threads`-th, from `thread`.
-public func accessNumbers(thread: Int, of threads: Int, accesses: Int) -> StrideTo<Int> {
-    stride(from: thread, to: accesses, by: threads)
+/// Runs accesses `0 ..< accesses` on `threads` threads started together, thread `t` taking every `threads`-th from
+/// `t` (`access(number, t)`), and returns the sum of what they returned, or the first error.
+public func sumOnThreads(
+    _ threads: Int,
+    accesses: Int,
+    _ access: @escaping @Sendable (_ number: Int, _ thread: Int) throws -> Int64
+) throws -> Int64 {
+    let sum = SharedSum()
+    runOnThreads(threads) { thread in
+        do {
+            var partial: Int64 = 0
+            for number in stride(from: thread, to: accesses, by: threads) { partial &+= try access(number, thread) }
+            sum.add(partial)
+        } catch {
+            sum.fail(error)
+        }
+    }
+    return try sum.get()
 }

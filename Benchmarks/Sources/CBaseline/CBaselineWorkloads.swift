@@ -422,20 +422,9 @@ final class CReaders<API: SQLiteCAPI>: @unchecked Sendable {
     /// The accesses shared by one thread per connection, started together.
     @inlinable
     func run(accesses: Int, rows: Int) throws -> Int64 {
-        let threads = connections.count
-        let sum = SharedSum()
-        runOnThreads(threads) { thread in
-            do {
-                var partial: Int64 = 0
-                for access in accessNumbers(thread: thread, of: threads, accesses: accesses) {
-                    partial &+= try self.access(access, on: thread, rows: rows)
-                }
-                sum.add(partial)
-            } catch {
-                sum.fail(error)
-            }
+        try sumOnThreads(connections.count, accesses: accesses) { access, thread in
+            try self.access(access, on: thread, rows: rows)
         }
-        return try sum.get()
     }
 
     @inlinable

@@ -77,15 +77,7 @@ extension GRDBImplementation {
                     try waitForTask {
                         var sum: Int64 = 0
                         for access in 0..<accesses {
-                            sum &+= try await pool.read { db in
-                                let statement = try db.cachedStatement(sql: BenchmarkData.selectByID)
-                                var sum: Int64 = 0
-                                for index in 0..<BenchmarkData.lookupsPerPoolAccess {
-                                    let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
-                                    sum &+= try Int64.fetchOne(statement, arguments: [id]) ?? 0
-                                }
-                                return sum
-                            }
+                            sum &+= try await pool.read { db in try Self.lookups(db, access: access, rows: rows) }
                         }
                         return sum
                     }
@@ -95,29 +87,22 @@ extension GRDBImplementation {
         }
         return PreparedRun(
             body: {
-                let sum = SharedSum()
-                runOnThreads(threads) { thread in
-                    do {
-                        var partial: Int64 = 0
-                        for access in accessNumbers(thread: thread, of: threads, accesses: accesses) {
-                            partial &+= try pool.read { db in
-                                let statement = try db.cachedStatement(sql: BenchmarkData.selectByID)
-                                var sum: Int64 = 0
-                                for index in 0..<BenchmarkData.lookupsPerPoolAccess {
-                                    let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
-                                    sum &+= try Int64.fetchOne(statement, arguments: [id]) ?? 0
-                                }
-                                return sum
-                            }
-                        }
-                        sum.add(partial)
-                    } catch {
-                        sum.fail(error)
-                    }
+                try sumOnThreads(threads, accesses: accesses) { access, _ in
+                    try pool.read { db in try Self.lookups(db, access: access, rows: rows) }
                 }
-                return try sum.get()
             },
             close: { try? pool.close() }
         )
+    }
+
+    /// The body of pool read access number `access`: 20 point lookups through a cached statement.
+    private static func lookups(_ db: Database, access: Int, rows: Int) throws -> Int64 {
+        let statement = try db.cachedStatement(sql: BenchmarkData.selectByID)
+        var sum: Int64 = 0
+        for index in 0..<BenchmarkData.lookupsPerPoolAccess {
+            let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
+            sum &+= try Int64.fetchOne(statement, arguments: [id]) ?? 0
+        }
+        return sum
     }
 }

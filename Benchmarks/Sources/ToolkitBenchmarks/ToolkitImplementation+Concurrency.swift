@@ -138,19 +138,9 @@ extension ToolkitImplementation {
         }
         return PreparedRun(
             body: {
-                let sum = SharedSum()
-                runOnThreads(threads) { thread in
-                    do {
-                        var partial: Int64 = 0
-                        for access in accessNumbers(thread: thread, of: threads, accesses: accesses) {
-                            partial &+= try Self.readAccess(pool, access, rows: rows)
-                        }
-                        sum.add(partial)
-                    } catch {
-                        sum.fail(error)
-                    }
+                try sumOnThreads(threads, accesses: accesses) { access, _ in
+                    try Self.readAccess(pool, access, rows: rows)
                 }
-                return try sum.get()
             },
             close: { _ = try? pool.close() }
         )
