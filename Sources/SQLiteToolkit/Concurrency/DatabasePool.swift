@@ -58,10 +58,12 @@ public final class DatabasePool: @unchecked Sendable {
     private var readers: [PooledReader] = []
     private var waitingBarrierCount = 0
     private var isClosed = false
+    // The two words are allocated at the end of `init`, after everything that can throw: a class whose `init`
+    // throws runs no `deinit`, which frees them.
     /// 1 while a barrier write waits or runs, or the pool is closed: reads then take the slow path.
-    private let entryClosed = AtomicWord(0)
+    private let entryClosed: AtomicWord
     /// The barrier writes, closes and reads waiting in the lock's condition variable for a reader's state to change.
-    private let waiterCount = AtomicWord(0)
+    private let waiterCount: AtomicWord
     /// The pool's key in every thread's reader cache: unique in the process, never reused (unlike an
     /// `ObjectIdentifier`, which a new pool at the address of a freed one would share).
     let poolID = DatabasePool.nextPoolID.add(1)
@@ -146,6 +148,8 @@ public final class DatabasePool: @unchecked Sendable {
         writer = try SerializedDatabase(
             recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write", ownerName: "database pool")
         identity = writer.identity
+        entryClosed = AtomicWord(0)
+        waiterCount = AtomicWord(0)
     }
 
     deinit {
