@@ -21,9 +21,11 @@ let package = Package(
         .plugin(name: "InstallSQLite", targets: ["InstallSQLite"]),
     ],
     dependencies: [
+        // The pool's read path: atomics below macOS 15 / iOS 18 (Concurrency/AtomicWord.swift says why this package).
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // Only the sqltk tool uses it. A package that uses the libraries never builds it (SwiftPM builds per
         // target), though resolving still clones it.
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // SQLite3 Multiple Ciphers with every exported name prefixed `sqltk_`.
@@ -44,7 +46,10 @@ let package = Package(
         // Connections, statements, rows, values, errors, transactions: the layer most users touch.
         .target(
             name: "SQLiteToolkit",
-            dependencies: ["SQLiteBindings"]
+            dependencies: [
+                "SQLiteBindings",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
         ),
         // Swift Testing support for the users' test targets. It imports the toolchain's Testing module and has no
         // package dependency: its row diffs are its own, not swift-custom-dump's, because a dependency of a

@@ -20,15 +20,22 @@ public struct Options: Sendable {
     public var single: (name: String, units: Int)?
     /// Print the cases and exit.
     public var list = false
+    /// The most threads of the threaded workloads (`pool-read-N-threads` runs N = 1 ... this): `--threads`, else
+    /// `SQLTK_BENCH_THREADS`, else the active cores.
+    public var maximumThreads =
+        ProcessInfo.processInfo.environment["SQLTK_BENCH_THREADS"].flatMap { Int($0) }.map { max(1, $0) }
+        ?? ProcessInfo.processInfo.activeProcessorCount
 
     static let usage = """
         usage: sqltk-bench [--quick] [--filter SUBSTRING]... [--storage memory|wal] [--repetitions N]
-                           [--json PATH] [--instructions [--units N]] [--list]
+                           [--json PATH] [--instructions [--units N]] [--threads N] [--list]
 
           --filter S       run the cases whose "workload/storage/implementation" contains S (repeatable)
           --quick          10k rows, 1k lookups, 100k iterations, 3 repetitions: for development
           --instructions   count instructions per row under valgrind --tool=callgrind (in memory unless
                            --storage says otherwise); --units N sets the rows of the counted run
+          --threads N      run pool-read-N-threads for 1 ... N threads (default: SQLTK_BENCH_THREADS, else the
+                           active cores)
         """
 
     /// Parses `arguments` (without the program name).
@@ -60,6 +67,7 @@ public struct Options: Sendable {
             case "--single":
                 let name = try value(argument)
                 single = (name, try number(argument))
+            case "--threads": maximumThreads = max(1, try number(argument))
             case "--list": list = true
             case "--help", "-h": throw BenchmarkError(Options.usage)
             default: throw BenchmarkError("unknown argument \(argument)\n\(Options.usage)")
@@ -88,13 +96,15 @@ public struct Harness {
         self.output = output
     }
 
-    /// One workload on one storage, with the implementations that run it.
+    /// One workload on one storage (and, for a threaded workload, one thread count), with the implementations that
+    /// run it.
     struct Case {
         var workload: Workload
         var storage: Storage
+        var threads: Int
         var implementations: [any BenchmarkImplementation]
 
-        var name: String { "\(workload.rawValue)/\(storage.rawValue)" }
+        var name: String { "\(workload.name(threads: threads))/\(storage.rawValue)" }
     }
 
     /// The cases the options select, in report order.
@@ -106,14 +116,18 @@ public struct Harness {
             var workloadStorages = workload == .bindStepColumnReset ? storages.filter { $0 == .memory } : storages
             // An in-memory database cannot be encrypted: the encryption workloads run on files.
             if workload.needsFile { workloadStorages = storages.filter { $0 != .memory } }
+            let threadCounts = workload.isThreaded ? Array(1...options.maximumThreads) : [1]
             for storage in workloadStorages {
-                let selected = implementations.filter { implementation in
-                    guard implementation.workloads.contains(workload) else { return false }
-                    let name = "\(workload.rawValue)/\(storage.rawValue)/\(implementation.name)"
-                    return options.filters.isEmpty || options.filters.contains { name.contains($0) }
-                }
-                if !selected.isEmpty {
-                    cases.append(Case(workload: workload, storage: storage, implementations: selected))
+                for threads in threadCounts {
+                    let selected = implementations.filter { implementation in
+                        guard implementation.workloads.contains(workload) else { return false }
+                        let name = "\(workload.name(threads: threads))/\(storage.rawValue)/\(implementation.name)"
+                        return options.filters.isEmpty || options.filters.contains { name.contains($0) }
+                    }
+                    if !selected.isEmpty {
+                        cases.append(
+                            Case(workload: workload, storage: storage, threads: threads, implementations: selected))
+                    }
                 }
             }
         }
@@ -170,6 +184,8 @@ public struct Harness {
                 }
             }
             output(Markdown.timings(report.timings, implementations: implementations, size: size))
+            let poolReads = Markdown.threadedThroughput(report.timings, implementations: implementations, size: size)
+            if !poolReads.isEmpty { output("\n" + poolReads) }
         }
         let path = try write(report)
         output("JSON: \(path)")
@@ -191,6 +207,8 @@ public struct Harness {
     }
 
     func time(_ testCase: Case, size: WorkloadSize, repetitions: Int) throws -> [CaseResult] {
+        var size = size
+        size.threads = testCase.threads
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("sqltk-bench-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -212,8 +230,8 @@ public struct Harness {
         let implementations = testCase.implementations
         var results = implementations.map {
             CaseResult(
-                workload: testCase.workload, storage: testCase.storage, implementation: $0.name, milliseconds: [],
-                checksum: 0)
+                workload: testCase.workload, storage: testCase.storage, threads: testCase.threads,
+                implementation: $0.name, milliseconds: [], checksum: 0)
         }
         var checksums: [[Int64]] = Array(repeating: [], count: implementations.count)
         for (index, implementation) in implementations.enumerated() {
@@ -250,14 +268,16 @@ public struct Harness {
     /// Runs one case once, for a callgrind child.
     func runSingle(_ name: String, units: Int) throws -> Int32 {
         let parts = name.split(separator: "/").map(String.init)
-        guard parts.count == 3, let workload = Workload(rawValue: parts[0]), let storage = Storage(rawValue: parts[1]),
+        guard parts.count == 3, let (workload, threads) = Workload.parse(parts[0]),
+            let storage = Storage(rawValue: parts[1]),
             let implementation = implementations.first(where: { $0.name == parts[2] })
         else { throw BenchmarkError("--single takes workload/storage/implementation, not \(name)") }
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("sqltk-bench-single-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let size = options.size.scaled(to: units, for: workload)
+        var size = options.size.scaled(to: units, for: workload)
+        size.threads = threads
         let (_, checksum) = try timeOneRun(
             implementation, workload, size: size, location: location(storage, folder: folder, run: 0))
         output("checksum \(checksum)")
@@ -311,10 +331,12 @@ public struct Harness {
                     counts.append(try Self.totalInstructions(file))
                 }
                 let result = InstructionResult(
-                    workload: testCase.workload, storage: testCase.storage, implementation: implementation.name,
+                    workload: testCase.workload, storage: testCase.storage, threads: testCase.threads,
+                    implementation: implementation.name,
                     units: units, instructions: counts[0], fixedInstructions: counts[1])
                 output(
-                    "\(testCase.name)/\(implementation.name): \(Markdown.number(result.perUnit)) instructions per \(testCase.workload.unitName)"
+                    "\(testCase.name)/\(implementation.name): \(Markdown.number(result.perUnit)) instructions per "
+                        + testCase.workload.unitName
                 )
                 results.append(result)
             }

@@ -28,25 +28,29 @@ enum Markdown {
             "| workload | storage | " + implementations.map { "\($0.title) (`\($0.name)`)" }.joined(separator: " | ")
                 + " |")
         lines.append("|---|---|" + String(repeating: "---|", count: implementations.count))
-        var keys: [(Workload, Storage)] = []
-        for result in results where !keys.contains(where: { $0 == (result.workload, result.storage) }) {
-            keys.append((result.workload, result.storage))
+        var keys: [(Workload, Storage, Int)] = []
+        for result in results
+        where !keys.contains(where: { $0 == (result.workload, result.storage, result.threads) }) {
+            keys.append((result.workload, result.storage, result.threads))
         }
-        func find(_ workload: Workload, _ storage: Storage, _ name: String) -> CaseResult? {
-            results.first { $0.workload == workload && $0.storage == storage && $0.implementation == name }
+        func find(_ workload: Workload, _ storage: Storage, _ name: String, threads: Int = 1) -> CaseResult? {
+            results.first {
+                $0.workload == workload && $0.storage == storage && $0.threads == threads && $0.implementation == name
+            }
         }
-        for (workload, storage) in keys {
-            let base = find(workload, storage, baseline)?.median ?? .nan
+        for (workload, storage, threads) in keys {
+            let base = find(workload, storage, baseline, threads: threads)?.median ?? .nan
             var cells: [String] = []
             for implementation in implementations {
-                guard let result = find(workload, storage, implementation.name) else {
+                guard let result = find(workload, storage, implementation.name, threads: threads) else {
                     cells.append("")
                     continue
                 }
                 cells.append(
                     "\(number(result.median)) (\(number(result.minimum))) · \(ratio(result.median / base))")
             }
-            lines.append("| \(workload.rawValue) | \(storage.rawValue) | " + cells.joined(separator: " | ") + " |")
+            lines.append(
+                "| \(workload.name(threads: threads)) | \(storage.rawValue) | " + cells.joined(separator: " | ") + " |")
         }
 
         // The cost of one transaction: (one per lookup − all in one) / lookups.
@@ -74,7 +78,9 @@ enum Markdown {
             lines += overheadLines
         }
         lines.append("")
-        lines += targets(find: find, baseline: baseline, size: size, keys: keys)
+        lines += targets(
+            find: { find($0, $1, $2) }, baseline: baseline, size: size,
+            keys: keys.filter { $0.2 == 1 }.map { ($0.0, $0.1) })
         return lines.joined(separator: "\n")
     }
 
@@ -145,21 +151,66 @@ enum Markdown {
         lines.append(
             "| workload | storage | unit | " + implementations.map { "`\($0.name)`" }.joined(separator: " | ") + " |")
         lines.append("|---|---|---|" + String(repeating: "---|", count: implementations.count))
-        var keys: [(Workload, Storage)] = []
-        for result in results where !keys.contains(where: { $0 == (result.workload, result.storage) }) {
-            keys.append((result.workload, result.storage))
+        var keys: [(Workload, Storage, Int)] = []
+        for result in results
+        where !keys.contains(where: { $0 == (result.workload, result.storage, result.threads) }) {
+            keys.append((result.workload, result.storage, result.threads))
         }
-        for (workload, storage) in keys {
-            let row = results.filter { $0.workload == workload && $0.storage == storage }
+        for (workload, storage, threads) in keys {
+            let row = results.filter { $0.workload == workload && $0.storage == storage && $0.threads == threads }
             let base = row.first { $0.implementation == baseline }?.perUnit ?? .nan
             let cells = implementations.map { implementation -> String in
                 guard let result = row.first(where: { $0.implementation == implementation.name }) else { return "" }
                 return "\(number(result.perUnit)) · \(ratio(result.perUnit / base))"
             }
             lines.append(
-                "| \(workload.rawValue) | \(storage.rawValue) | \(workload.unitName) | "
+                "| \(workload.name(threads: threads)) | \(storage.rawValue) | \(workload.unitName) | "
                     + cells.joined(separator: " | ")
                     + " |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The threaded workloads (the pool's reads by N threads): one row per workload, storage and thread count, with
+    /// each implementation's accesses per second (units over the median time) and its ratio to the baseline's, the
+    /// issue's table. Empty when no threaded workload ran.
+    static func threadedThroughput(
+        _ results: [CaseResult],
+        implementations: [any BenchmarkImplementation],
+        size: WorkloadSize
+    ) -> String {
+        let threaded = results.filter { $0.workload.isThreaded }
+        guard let first = threaded.first else { return "" }
+        let baseline = implementations.first?.name ?? "c"
+        let present = implementations.filter { implementation in
+            threaded.contains { $0.implementation == implementation.name }
+        }
+        var lines = [
+            "\(first.workload.rawValue): \(first.workload.unitName) units per second (units over the median time); × "
+                + "is the ratio to `\(baseline)` in the same run.",
+            "",
+            "| threads | storage | " + present.map { "\($0.title) (`\($0.name)`)" }.joined(separator: " | ") + " |",
+            "|---|---|" + String(repeating: "---|", count: present.count),
+        ]
+        var keys: [(Workload, Storage, Int)] = []
+        for result in threaded where !keys.contains(where: { $0 == (result.workload, result.storage, result.threads) })
+        {
+            keys.append((result.workload, result.storage, result.threads))
+        }
+        for (workload, storage, threads) in keys {
+            func perSecond(_ name: String) -> Double? {
+                threaded.first {
+                    $0.workload == workload && $0.storage == storage && $0.threads == threads
+                        && $0.implementation == name
+                }.map { Double(workload.units(size)) / ($0.median / 1000) }
+            }
+            let base = perSecond(baseline) ?? .nan
+            let cells = present.map { implementation -> String in
+                guard let value = perSecond(implementation.name) else { return "" }
+                let rate = String(format: "%.0f", value)
+                return implementation.name == baseline ? rate : "\(rate) · \(ratio(value / base))"
+            }
+            lines.append("| \(threads) | \(storage.rawValue) | " + cells.joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n")
     }

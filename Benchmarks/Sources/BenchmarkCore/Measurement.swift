@@ -13,6 +13,8 @@ public struct CaseResult: Codable, Sendable {
     public var workload: Workload
     /// The storage.
     public var storage: Storage
+    /// The threads that shared the work (1 but for the threaded workloads).
+    public var threads: Int
     /// The implementation's short name.
     public var implementation: String
     /// Every timed repetition in milliseconds, in the order they ran.
@@ -38,6 +40,8 @@ public struct InstructionResult: Codable, Sendable {
     public var workload: Workload
     /// The storage.
     public var storage: Storage
+    /// The threads that shared the work (1 but for the threaded workloads).
+    public var threads: Int
     /// The implementation's short name.
     public var implementation: String
     /// The units (rows, lookups, iterations) of the larger run.

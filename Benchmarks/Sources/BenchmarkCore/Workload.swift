@@ -107,10 +107,13 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     case queueRead = "queue-read"
     /// 6b. The same through the `async` access, awaited one after another from one task.
     case queueReadAsync = "queue-read-async"
-    /// 7a. `lookups` read accesses of a pool, each summing 20 point lookups, from one thread.
-    case poolReadOneThread = "pool-read-1-thread"
-    /// 7b. The same accesses shared between two threads: the ratio to 7a is the pool's read scaling.
-    case poolReadTwoThreads = "pool-read-2-threads"
+    /// 7. `lookups` read accesses of a pool, each one read transaction of 20 point lookups, shared by N threads
+    /// started together (a case per N, from 1 to the core count: `pool-read-1-thread`, `pool-read-2-threads`, ...);
+    /// raw C runs the same accesses on N connections of its own, one per thread, the limit of read scaling.
+    case poolRead = "pool-read"
+    /// 7c. The accesses of `pool-read-1-thread` through the `async` read, awaited one after another from one task:
+    /// the difference from `pool-read-1-thread` is the cost of an async access (`c` runs its one-thread accesses).
+    case poolReadAsync = "pool-read-async"
     /// 8a. `lookups` write accesses of a pool, each inserting one row in its own transaction.
     case poolWrite = "pool-write"
     /// 8b. The same while two threads keep reading: the ratio to 8a is what concurrent reads cost the writer.
@@ -152,8 +155,8 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case .oneOffStatements: "distinct statements, each SQL run once or twice, through the statement cache"
         case .queueRead: "point lookups, one queue read access (deferred transaction) each"
         case .queueReadAsync: "the same through the async access, awaited in turn from one task"
-        case .poolReadOneThread: "pool read accesses of 20 point lookups each, one thread"
-        case .poolReadTwoThreads: "the same accesses shared between two threads"
+        case .poolRead: "pool read accesses (one transaction of 20 point lookups each), shared by N threads"
+        case .poolReadAsync: "the same through the async read, awaited in turn from one task"
         case .poolWrite: "pool write accesses inserting one row each"
         case .poolWriteWithReads: "the same while two threads keep reading"
         }
@@ -178,7 +181,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         case _ where isEncryptionOpen: size.passphraseOpens
         case let workload where workload.isFunction: size.iterations
         case .blobReadChunks: BenchmarkData.blobChunkCount(rows: size.rows)
-        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+        case .queueRead, .queueReadAsync, .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads:
             size.lookups
         default: size.rows
         }
@@ -195,7 +198,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     /// Whether the workload measures a pool, which needs a database file (WAL does not work in memory).
     public var usesPool: Bool {
         switch self {
-        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads: true
+        case .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads: true
         default: false
         }
     }
@@ -206,11 +209,36 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         self == .queueReadAsync || usesPool
     }
 
+    /// Whether the workload runs once per thread count, from 1 to `--threads` (the pool's read scaling).
+    public var isThreaded: Bool { self == .poolRead }
+
+    /// The name of the workload run by `threads` threads: `pool-read-1-thread`, `pool-read-2-threads`; the raw value
+    /// for the other workloads.
+    public func name(threads: Int) -> String {
+        guard isThreaded else { return rawValue }
+        return "\(rawValue)-\(threads)-\(threads == 1 ? "thread" : "threads")"
+    }
+
+    /// The workload and thread count a name of ``name(threads:)`` stands for.
+    public static func parse(_ name: String) -> (workload: Workload, threads: Int)? {
+        if let workload = Workload(rawValue: name) { return workload.isThreaded ? nil : (workload, 1) }
+        for workload in allCases where workload.isThreaded {
+            let prefix = workload.rawValue + "-"
+            guard name.hasPrefix(prefix) else { continue }
+            let rest = name.dropFirst(prefix.count).split(separator: "-", maxSplits: 1)
+            guard rest.count == 2, let threads = Int(rest[0]), threads > 0,
+                workload.name(threads: threads) == name
+            else { return nil }
+            return (workload, threads)
+        }
+        return nil
+    }
+
     /// The name of a unit, for "instructions per ...".
     public var unitName: String {
         switch self {
         case .lookupsOneTransaction, .lookupsTransactionEach, .queueRead, .queueReadAsync: "lookup"
-        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads: "access"
+        case .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads: "access"
         case .bindStepColumnReset: "iteration"
         case _ where isEncryptionOpen: "open"
         case .blobReadChunks: "64 KiB chunk"
@@ -244,12 +272,15 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
     public var lookups: Int
     /// Iterations of the bindings micro-benchmark.
     public var iterations: Int
+    /// The threads that share the accesses of a threaded workload (``Workload/isThreaded``); 1 for the others.
+    public var threads: Int
 
     /// A size.
-    public init(rows: Int, lookups: Int, iterations: Int) {
+    public init(rows: Int, lookups: Int, iterations: Int, threads: Int = 1) {
         self.rows = rows
         self.lookups = lookups
         self.iterations = iterations
+        self.threads = threads
     }
 
     /// The sizes the issue asks for: 100k rows, 10k lookups, 1M micro-benchmark iterations.
@@ -267,7 +298,7 @@ public struct WorkloadSize: Sendable, Codable, Equatable {
         var size = self
         switch workload {
         case .lookupsOneTransaction, .lookupsTransactionEach, .oneOffStatements: size.lookups = count
-        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+        case .queueRead, .queueReadAsync, .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads:
             size.lookups = count
         case .bindStepColumnReset: size.iterations = count
         case .encryptionOpenNoKey, .encryptionOpenRawKey: size.lookups = count * 10
@@ -430,6 +461,20 @@ public enum BenchmarkData {
     public static func lookupID(_ lookup: Int, rows: Int) -> Int64 {
         Int64((lookup &* 7919) % max(rows, 1) + 1)
     }
+
+    /// The point lookups of one pool read access.
+    public static let lookupsPerPoolAccess = 20
+
+    /// The rowid of lookup `index` (0 ..< ``lookupsPerPoolAccess``) of pool read access `access`.
+    @inlinable
+    public static func poolLookupID(access: Int, index: Int, rows: Int) -> Int64 {
+        lookupID(access &* lookupsPerPoolAccess &+ index, rows: rows)
+    }
+
+    /// The pragma every connection that reads in the pool workloads runs, the pool's own and raw C's alike: the
+    /// memory mapping SQLiteToolkit's pool gives its readers (`DatabasePool.readerMemoryMapSize`), so the
+    /// implementations differ in their wrapper, not in their I/O.
+    public static let poolReaderMemoryMap = "PRAGMA mmap_size = 268435456"
 
     /// The number of distinct strings and blobs; row `i` uses number `i % poolSize`.
     public static let poolSize = 64

@@ -162,7 +162,19 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
                 body: { try directBindStepColumnReset(select, iterations: iterations) },
                 close: { connection.close(finalizing: [select]) }
             )
-        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+        case .poolRead, .poolReadAsync:
+            // The async form has no C counterpart: C runs the one-thread accesses (`size.threads` is 1).
+            try connection.populateIntegers(rows: rows)
+            let readers = try CReaders<API>(count: size.threads, location: connection.location)
+            let accesses = size.lookups
+            return PreparedRun(
+                body: { try readers.run(accesses: accesses, rows: rows) },
+                close: {
+                    readers.close()
+                    connection.close()
+                }
+            )
+        case .poolWrite, .poolWriteWithReads:
             throw BenchmarkError("\(workload.rawValue) measures a library's pool; raw C has none")
         case .oneOffStatements:
             for sql in BenchmarkData.oneOffSetup { try connection.execute(sql) }
@@ -223,9 +235,11 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
 @usableFromInline
 final class CConnection<API: SQLiteCAPI> {
     @usableFromInline var handle: OpaquePointer?
+    @usableFromInline let location: DatabaseLocation
 
     @inlinable
     init(_ location: DatabaseLocation) throws {
+        self.location = location
         let flags = API.openReadWrite | API.openCreate | API.openNoMutex
         var connection: OpaquePointer?
         let code = API.open(location.path, &connection, flags, nil)
@@ -337,5 +351,86 @@ final class CConnection<API: SQLiteCAPI> {
         }
         try execute("COMMIT TRANSACTION")
         return Int64(rows)
+    }
+}
+
+/// The raw C side of `pool-read-N-threads`: a connection per thread, each with its `BEGIN`, lookup and `COMMIT`
+/// statements prepared once, running one read transaction of 20 point lookups per access. No lock, no shared state:
+/// the limit a pool's read path can approach.
+@usableFromInline
+final class CReaders<API: SQLiteCAPI>: @unchecked Sendable {
+    // @unchecked Sendable: reader `i` (its connection and statements) is used only by thread `i` of `run`, and the
+    // threads are joined before `run` returns; `close` runs after.
+    @usableFromInline let connections: [CConnection<API>]
+    /// `BEGIN DEFERRED TRANSACTION`, the lookup and `COMMIT TRANSACTION` of each connection.
+    @usableFromInline let statements: [(begin: OpaquePointer, select: OpaquePointer, commit: OpaquePointer)]
+
+    @inlinable
+    init(count: Int, location: DatabaseLocation) throws {
+        var connections: [CConnection<API>] = []
+        var statements: [(begin: OpaquePointer, select: OpaquePointer, commit: OpaquePointer)] = []
+        do {
+            for _ in 0..<count {
+                let connection = try CConnection<API>(location)
+                connections.append(connection)
+                try connection.execute(BenchmarkData.poolReaderMemoryMap)
+                statements.append(
+                    (
+                        try connection.prepare("BEGIN DEFERRED TRANSACTION"),
+                        try connection.prepare(BenchmarkData.selectByID),
+                        try connection.prepare("COMMIT TRANSACTION")
+                    ))
+            }
+        } catch {
+            for (index, connection) in connections.enumerated() {
+                connection.close(finalizing: index < statements.count ? Self.list(statements[index]) : [])
+            }
+            throw error
+        }
+        self.connections = connections
+        self.statements = statements
+        // Every connection reads the table once before timing, as the pools' warm-up opens their readers.
+        for index in connections.indices { _ = try access(0, on: index, rows: 1) }
+    }
+
+    @inlinable
+    static func list(_ statements: (begin: OpaquePointer, select: OpaquePointer, commit: OpaquePointer))
+        -> [OpaquePointer]
+    { [statements.begin, statements.select, statements.commit] }
+
+    /// Access `access` on connection `index`: `BEGIN`, 20 point lookups summed, `COMMIT`.
+    @inlinable
+    func access(_ access: Int, on index: Int, rows: Int) throws -> Int64 {
+        let connection = connections[index]
+        let (begin, select, commit) = statements[index]
+        try connection.run(begin)
+        var sum: Int64 = 0
+        for lookup in 0..<BenchmarkData.lookupsPerPoolAccess {
+            API.bindInt64(select, 1, BenchmarkData.poolLookupID(access: access, index: lookup, rows: rows))
+            guard API.step(select) == API.row else {
+                API.reset(select)
+                try? connection.run(commit)
+                throw connection.error(BenchmarkData.selectByID)
+            }
+            sum &+= API.columnInt64(select, 0)
+            API.reset(select)
+        }
+        try connection.run(commit)
+        return sum
+    }
+
+    /// The accesses shared by one thread per connection, started together.
+    @inlinable
+    func run(accesses: Int, rows: Int) throws -> Int64 {
+        try sumOnThreads(connections.count, accesses: accesses) { access, thread in
+            try self.access(access, on: thread, rows: rows)
+        }
+    }
+
+    @inlinable
+    func close() {
+        for (index, connection) in connections.enumerated() {
+            connection.close(finalizing: Self.list(statements[index]))
+        }
     }
 }

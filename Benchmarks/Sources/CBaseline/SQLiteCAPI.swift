@@ -11,7 +11,10 @@
 public typealias SQLiteDestructor = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
 /// The C calls and constants of the raw C baseline; every requirement is the C function or macro of the same name.
-public protocol SQLiteCAPI {
+///
+/// `SendableMetatype`: the pool workload calls them from threads of its own, whose closures capture the conforming
+/// type (an enum of static forwarders, which holds no state).
+public protocol SQLiteCAPI: SendableMetatype {
     /// `SQLITE_OK`.
     static var ok: Int32 { get }
     /// `SQLITE_ROW`.

@@ -17,11 +17,13 @@ public struct GRDBImplementation: BenchmarkImplementation {
     public var name: String { "grdb" }
     /// The column title.
     public var title: String { "GRDB 7.10" }
-    /// Every workload but those on files of their own (encryption, pools), the changeset ones and incremental BLOB
-    /// reads: GRDB's SQLite has neither a codec nor the session extension, its API has no incremental BLOB I/O, and
-    /// the pool workloads measure SQLiteToolkit's pool.
+    /// Every workload but those on files of their own (encryption, the pool's writes), the changeset ones and
+    /// incremental BLOB reads: GRDB's SQLite has neither a codec nor the session extension, and its API has no
+    /// incremental BLOB I/O. The pool's reads run on GRDB's `DatabasePool`.
     public var workloads: [Workload] {
-        Workload.withoutSessionExtension.filter { !$0.needsFile && $0 != .blobReadChunks }
+        Workload.withoutSessionExtension.filter {
+            (!$0.needsFile || $0 == .poolRead || $0 == .poolReadAsync) && $0 != .blobReadChunks
+        }
     }
 
     /// The version through `SELECT sqlite_version()`.
@@ -39,6 +41,10 @@ public struct GRDBImplementation: BenchmarkImplementation {
         let pragmas = location.storage.pragmas
         configuration.prepareDatabase { db in
             for pragma in pragmas { try db.execute(sql: pragma) }
+        }
+        if workload == .poolRead || workload == .poolReadAsync {
+            return try preparePoolRead(
+                size: size, location: location, configuration: configuration, isAsync: workload == .poolReadAsync)
         }
         let queue =
             location.storage == .memory
@@ -241,7 +247,7 @@ public struct GRDBImplementation: BenchmarkImplementation {
         case .queueRead, .queueReadAsync:
             try populateIntegers(queue, rows: rows)
             return prepareQueueRead(workload, size: size, queue: queue, close: close)
-        case .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+        case .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads:
             throw BenchmarkError("\(workload.rawValue) is measured for SQLiteToolkit only")
         case .bindStepColumnReset:
             let iterations = size.iterations
@@ -269,12 +275,12 @@ public struct GRDBImplementation: BenchmarkImplementation {
         }
     }
 
-    func populateIntegers(_ queue: DatabaseQueue, rows: Int) throws {
+    func populateIntegers(_ queue: some DatabaseWriter, rows: Int) throws {
         try queue.write { db in try db.execute(sql: BenchmarkData.createIntegers) }
         _ = try insertIntegers(queue, rows: rows)
     }
 
-    private func insertIntegers(_ queue: DatabaseQueue, rows: Int) throws -> Int64 {
+    private func insertIntegers(_ queue: some DatabaseWriter, rows: Int) throws -> Int64 {
         try queue.write { db in
             let statement = try db.cachedStatement(sql: BenchmarkData.insertPositional)
             for row in 0..<rows {

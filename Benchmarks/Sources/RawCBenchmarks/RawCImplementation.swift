@@ -105,8 +105,11 @@ public struct RawCImplementation: BenchmarkImplementation {
     public var name: String { "c" }
     /// The column title.
     public var title: String { "C, our SQLite" }
-    /// Every workload.
-    public var workloads: [Workload] { Workload.allCases.filter { !$0.needsFile } }
+    /// Every workload on SQLite alone (not the pool's writes, nor the encryption workloads); the pool's reads on a
+    /// connection per thread.
+    public var workloads: [Workload] {
+        Workload.allCases.filter { !$0.needsFile || $0 == .poolRead || $0 == .poolReadAsync }
+    }
 
     /// The version through `SELECT sqlite_version()`.
     public func sqliteVersion() throws -> String {

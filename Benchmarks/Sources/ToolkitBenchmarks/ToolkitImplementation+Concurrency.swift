@@ -13,8 +13,10 @@ extension ToolkitImplementation {
         switch workload {
         case .queueRead, .queueReadAsync:
             return try prepareQueueRead(isAsync: workload == .queueReadAsync, size: size, location: location)
-        case .poolReadOneThread, .poolReadTwoThreads:
-            return try preparePoolRead(threads: workload == .poolReadOneThread ? 1 : 2, size: size, location: location)
+        case .poolRead:
+            return try preparePoolRead(threads: size.threads, size: size, location: location)
+        case .poolReadAsync:
+            return try preparePoolReadAsync(size: size, location: location)
         case .poolWrite, .poolWriteWithReads:
             return try preparePoolWrite(
                 readers: workload == .poolWrite ? 0 : Self.readingThreads, size: size, location: location)
@@ -64,19 +66,38 @@ extension ToolkitImplementation {
         )
     }
 
-    /// The lookups of one pool read access.
-    private static let lookupsPerAccess = 20
+    /// The body of read access number `access`: 20 point lookups.
+    private static func lookups(_ db: Database, access: Int, rows: Int) throws -> Int64 {
+        var sum: Int64 = 0
+        for index in 0..<BenchmarkData.lookupsPerPoolAccess {
+            let id = BenchmarkData.poolLookupID(access: access, index: index, rows: rows)
+            sum &+= try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
+        }
+        return sum
+    }
+
+    private func preparePoolReadAsync(size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
+        let pool = try makePool(size: size, location: location)
+        try pool.read { _ in }
+        let rows = size.rows
+        let accesses = size.lookups
+        return PreparedRun(
+            body: {
+                try waitForTask {
+                    var sum: Int64 = 0
+                    for access in 0..<accesses {
+                        sum &+= try await pool.read { db in try Self.lookups(db, access: access, rows: rows) }
+                    }
+                    return sum
+                }
+            },
+            close: { _ = try? pool.close() }
+        )
+    }
 
     /// Read access number `access`: 20 point lookups.
     private static func readAccess(_ pool: DatabasePool, _ access: Int, rows: Int) throws -> Int64 {
-        try pool.read { db in
-            var sum: Int64 = 0
-            for index in 0..<lookupsPerAccess {
-                let id = BenchmarkData.lookupID(access &* lookupsPerAccess &+ index, rows: rows)
-                sum &+= try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
-            }
-            return sum
-        }
+        try pool.read { db in try lookups(db, access: access, rows: rows) }
     }
 
     /// The threads that keep reading in `pool-write-with-reads`: 2, or `SQLTK_BENCH_POOL_READERS` (for example 1, to
@@ -91,9 +112,12 @@ extension ToolkitImplementation {
         (ProcessInfo.processInfo.environment["SQLTK_BENCH_POOL_PRAGMAS"] ?? "")
         .split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
 
-    private func makePool(size: WorkloadSize, location: DatabaseLocation) throws -> DatabasePool {
+    /// A pool of at least `readers` readers (the default 5 otherwise), the table of integers written.
+    private func makePool(size: WorkloadSize, location: DatabaseLocation, readers: Int = 0) throws -> DatabasePool {
         let pragmas = location.storage.pragmas + Self.extraPoolPragmas
-        let pool = try DatabasePool(path: location.path) { db in
+        let pool = try DatabasePool(
+            path: location.path, maximumReaderCount: max(DatabasePool.defaultMaximumReaderCount, readers)
+        ) { db in
             for pragma in pragmas { try db.execute(pragma) }
         }
         try pool.writeWithoutTransaction { db in try populateIntegers(db, rows: size.rows) }
@@ -101,33 +125,22 @@ extension ToolkitImplementation {
     }
 
     private func preparePoolRead(threads: Int, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
-        let pool = try makePool(size: size, location: location)
+        // One reader per thread at least, so that no thread waits for a reader: the workload measures the read
+        // path, not the reader limit.
+        let pool = try makePool(size: size, location: location, readers: threads)
         let rows = size.rows
         let accesses = size.lookups
-        // Open both readers before timing, as a running app would have them: each warm-up read waits inside for the
-        // other, so two readers are in use at once.
-        let entered = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
-        runOnThreads(2) { index in
-            _ = try? pool.read { _ in
-                entered[index].signal()
-                _ = entered[1 - index].wait(timeout: .now() + 10)
-            }
+        // Open a reader per thread before timing, as a running app would have them: each warm-up read waits inside
+        // for the others, so `threads` readers are in use at once.
+        let warm = Rendezvous(count: threads)
+        runOnThreads(threads) { _ in
+            _ = try? pool.read { _ in warm.arriveAndWait() }
         }
         return PreparedRun(
             body: {
-                let sum = SharedSum()
-                runOnThreads(threads) { thread in
-                    do {
-                        var partial: Int64 = 0
-                        for access in stride(from: thread, to: accesses, by: threads) {
-                            partial &+= try Self.readAccess(pool, access, rows: rows)
-                        }
-                        sum.add(partial)
-                    } catch {
-                        sum.fail(error)
-                    }
+                try sumOnThreads(threads, accesses: accesses) { access, _ in
+                    try Self.readAccess(pool, access, rows: rows)
                 }
-                return try sum.get()
             },
             close: { pool.close() }
         )
@@ -177,27 +190,6 @@ extension ToolkitImplementation {
             close: { pool.close() }
         )
     }
-}
-
-/// Runs `body(index)` on `count` new threads that start together, and waits for all of them.
-///
-/// Threads of their own rather than `DispatchQueue.concurrentPerform`, so the workload does not depend on how many
-/// worker threads Dispatch has at hand, and the one-thread case runs on a thread like the others.
-private func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let ready = DispatchSemaphore(value: 0)
-    let start = DispatchSemaphore(value: 0)
-    let finished = DispatchSemaphore(value: 0)
-    for index in 0..<count {
-        Thread {
-            ready.signal()
-            start.wait()
-            body(index)
-            finished.signal()
-        }.start()
-    }
-    for _ in 0..<count { ready.wait() }
-    for _ in 0..<count { start.signal() }
-    for _ in 0..<count { finished.wait() }
 }
 
 /// With `SQLTK_BENCH_THREAD_CPU` set, prints the writing thread's wall and CPU time to standard error: whether the

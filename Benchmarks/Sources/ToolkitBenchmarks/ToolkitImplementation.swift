@@ -207,7 +207,7 @@ public struct ToolkitImplementation: BenchmarkImplementation {
             return try prepareFunction(workload, size: size, db: db)
         case .oneOffStatements:
             return try prepareOneOffStatements(db, size: size)
-        case .queueRead, .queueReadAsync, .poolReadOneThread, .poolReadTwoThreads, .poolWrite, .poolWriteWithReads:
+        case .queueRead, .queueReadAsync, .poolRead, .poolReadAsync, .poolWrite, .poolWriteWithReads:
             throw BenchmarkError("\(workload.rawValue) runs on a queue or pool, not on a Database")
         case .bindStepColumnReset:
             let select = try db.prepare(BenchmarkData.selectPlusOne)

@@ -24,6 +24,13 @@ final class AccessCancellation: @unchecked Sendable {
         lock.withLock { state = .running(interruptHandle) }
     }
 
+    /// Makes the record ready for a new access that has not started yet: one step where a new record's access would
+    /// allocate a record (and its lock). The caller holds what the record is for (a pool's reader), so no other
+    /// access uses it meanwhile.
+    func reset() {
+        lock.withLock { state = .waiting }
+    }
+
     /// Called when the access takes its connection: `false` when the task was cancelled already.
     func start(_ interruptHandle: InterruptHandle) -> Bool {
         lock.withLock {

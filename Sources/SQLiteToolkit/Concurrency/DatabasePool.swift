@@ -39,16 +39,42 @@ import Dispatch
 ///
 /// Related SQLite documentation: <https://sqlite.org/wal.html>
 public final class DatabasePool: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state (`idleReaders`, `openReaderCount`, `activeReadCount`,
-    // `waitingBarrierCount`, `isClosed`) is read and written only while holding `condition` (a ``Lock``, used
-    // with its condition variable); a reader connection is used only by the read that took it out of `idleReaders`; the writer is a
-    // SerializedDatabase, safe on its own.
+    // @unchecked Sendable: the mutable state (`readers`, `waitingBarrierCount`, `isClosed`) is read and written only
+    // while holding `condition` (a ``Lock``, used with its condition variable); `entryClosed` and `waiterCount` are
+    // atomic words, written only while holding `condition`; a reader connection is used only by the read whose
+    // exchange on the reader's state word took it (see ``PooledReader``); the writer is a SerializedDatabase, safe
+    // on its own.
+    //
+    // The read path. A read first tries the reader its thread used last for this pool (kept in the thread's
+    // ``ThreadAccessList``, by ``poolID``): one compare-and-exchange of that reader's state, idle to in use, then one
+    // load of `entryClosed`. Giving the reader back is one store of idle, then one load of `waiterCount`. Neither
+    // touches a word that another reader writes, nor the lock, so reads on different threads never wait for each
+    // other. Only when that fails (no reader cached, the cached one taken by another thread or retired, a barrier
+    // write or a close under way) does the read take the lock and look through `readers`, open a new reader, or wait.
+    //
+    // Why that is safe: a barrier write and `close()` store 1 in `entryClosed`, add 1 to `waiterCount`, then, under
+    // the lock, wait until no reader is in use. Every operation on the words is sequentially consistent, so of a
+    // read's exchange then load and the barrier's store then loads of the states, one sees the other: either the
+    // read sees `entryClosed` and backs out (gives the reader back and takes the slow path, which waits for the
+    // barrier), or the barrier sees the reader in use and waits for it. A read that gives a reader back while
+    // `waiterCount` is above 0 takes the lock to wake the waiting thread; the waiting thread checked the states
+    // holding the lock, and holds it until it waits, so no wake-up is lost. Reads waiting for a reader (the reader
+    // limit) count themselves in `waiterCount` the same way.
     private let condition = Lock()
-    private var idleReaders: [PooledReader] = []
-    private var openReaderCount = 0
-    private var activeReadCount = 0
+    /// Every open reader, whatever its state, in use or idle (retired ones are removed).
+    private var readers: [PooledReader] = []
     private var waitingBarrierCount = 0
     private var isClosed = false
+    // The two words are allocated at the end of `init`, after everything that can throw: a class whose `init`
+    // throws runs no `deinit`, which frees them.
+    /// 1 while a barrier write waits or runs, or the pool is closed: reads then take the slow path.
+    private let entryClosed: AtomicWord
+    /// The barrier writes, closes and reads waiting in the lock's condition variable for a reader's state to change.
+    private let waiterCount: AtomicWord
+    /// The pool's key in every thread's reader cache: unique in the process, never reused (unlike an
+    /// `ObjectIdentifier`, which a new pool at the address of a freed one would share).
+    let poolID = DatabasePool.nextPoolID.add(1)
+    private static let nextPoolID = AtomicWord(0)
     /// Held by ``close()`` and ``reopen()`` for their whole run, so they never interleave.
     private let lifecycle = Lock()
 
@@ -128,6 +154,16 @@ public final class DatabasePool: @unchecked Sendable {
             })
         writer = try SerializedDatabase(
             recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write", ownerName: "database pool")
+        identity = writer.identity
+        entryClosed = AtomicWord(0)
+        waiterCount = AtomicWord(0)
+    }
+
+    deinit {
+        // A thread's reader cache may keep a reader object after the pool is gone: its connection must not stay open.
+        for reader in readers where reader.tryRetire() { reader.database?.close() }
+        entryClosed.deallocate()
+        waiterCount.deallocate()
     }
 
     private static func isInMemory(_ path: String, configuration: Database.Configuration) -> Bool {
@@ -143,19 +179,47 @@ public final class DatabasePool: @unchecked Sendable {
     public var readerCount: Int {
         condition.lock()
         defer { condition.unlock() }
-        return openReaderCount
+        return readers.count
     }
 
     /// Closes the reader connections that no read is using, to give their memory back (for example on a memory
     /// warning); reads open new ones as they need them.
     public func closeIdleReaders() {
         condition.lock()
-        let readers = idleReaders
-        idleReaders.removeAll()
-        openReaderCount -= readers.count
+        let retired = retireIdleReaders()
         condition.broadcast()
         condition.unlock()
-        for reader in readers { reader.database?.close() }
+        for reader in retired { reader.database?.close() }
+    }
+
+    /// Retires the idle readers and removes them from `readers`; returns them, for their connections to be closed
+    /// once the lock is given back. Called with `condition` held.
+    private func retireIdleReaders() -> [PooledReader] {
+        var retired: [PooledReader] = []
+        readers.removeAll { reader in
+            guard reader.tryRetire() else { return false }
+            retired.append(reader)
+            return true
+        }
+        return retired
+    }
+
+    /// Whether a read holds one of the readers. Called with `condition` held.
+    private var isReadInProgress: Bool { readers.contains { $0.isInUse } }
+
+    /// Stores in `entryClosed` whether reads must take the slow path. Called with `condition` held.
+    private func updateEntry() {
+        entryClosed.store(isClosed || waitingBarrierCount > 0 ? 1 : 0)
+    }
+
+    /// Wakes the threads waiting for a reader's state to change, if any: called after giving a reader back.
+    @inline(__always)
+    private func wakeWaiters() {
+        if waiterCount.load() > 0 {
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 
     /// Whether the pool is open (not closed by ``close()``).
@@ -179,14 +243,22 @@ public final class DatabasePool: @unchecked Sendable {
         defer { lifecycle.unlock() }
         condition.lock()
         isClosed = true
+        updateEntry()
         condition.broadcast()
-        // A read in progress gives its reader back when it ends, and a closed pool closes it then (checkIn(_:)).
-        while activeReadCount > 0 && !isInsideAccess { condition.wait() }
-        let readers = idleReaders
-        idleReaders.removeAll()
-        openReaderCount -= readers.count
+        // Every reader is retired once idle: after the reads in progress, and after a read that took its cached
+        // reader just before seeing `entryClosed` gives it back. Inside an access to this pool, that access's own
+        // reader cannot become idle before close() returns: the readers still in use are retired when their reads
+        // end (checkIn(_:)).
+        waiterCount.add(1)
+        var retired: [PooledReader] = []
+        while true {
+            retired += retireIdleReaders()
+            if readers.isEmpty || isInsideAccess { break }
+            condition.wait()
+        }
+        waiterCount.add(-1)
         condition.unlock()
-        for reader in readers { reader.database?.close() }
+        for reader in retired { reader.database?.close() }
         writer.close()
     }
 
@@ -209,6 +281,7 @@ public final class DatabasePool: @unchecked Sendable {
         try writer.reopen()
         condition.lock()
         isClosed = false
+        updateEntry()
         condition.broadcast()
         condition.unlock()
     }
@@ -216,8 +289,9 @@ public final class DatabasePool: @unchecked Sendable {
     // MARK: - Entering and leaving
 
     /// The pool's identity in ``ThreadAccesses``: its writer's, so a read inside a write, a write inside a read and
-    /// a read inside a read are all re-entries.
-    private var identity: ObjectIdentifier { writer.identity }
+    /// a read inside a read are all re-entries. Stored, so that a read does not touch the writer object (whose
+    /// reference count every thread would then write).
+    private let identity: ObjectIdentifier
 
     /// Throws when the pool is closed. Called with `condition` held.
     private func checkOpen() throws {
@@ -226,60 +300,94 @@ public final class DatabasePool: @unchecked Sendable {
 
     // MARK: - Reads
 
-    /// Takes a reader out of the pool: an idle one, or a new one (opened by ``runRead(_:on:cancellation:)``) when
-    /// none is idle and fewer than the maximum are open. When neither is possible, or while a barrier write waits or
-    /// runs, waits until `deadline`, then throws ``DatabaseError/Reason/readerTimeout``; with no deadline, returns
-    /// `nil` instead of waiting.
-    private func takeReader(waitingUntil deadline: Date?) throws -> PooledReader? {
-        try writer.checkNotReentrant("a read started")
-        condition.lock()
-        do {
-            try checkOpen()
-            if waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount) {
-                guard let deadline else {
-                    condition.unlock()
-                    return nil
-                }
-                repeat {
-                    if !condition.wait(until: deadline) {
-                        throw DatabaseError(
-                            extendedCode: .busy,
-                            message: "every reader of the pool stayed busy for \(readerTimeout) s",
-                            reason: .readerTimeout)
-                    }
-                    try checkOpen()
-                } while waitingBarrierCount > 0 || (idleReaders.isEmpty && openReaderCount >= maximumReaderCount)
+    /// Takes a reader: the one the calling thread used last for this pool when it is idle (no lock), else an idle
+    /// one, or a new one (opened by ``runRead(_:on:cancellation:)``) when none is idle and fewer than the maximum are
+    /// open. When neither is possible, or while a barrier write waits or runs, waits until `deadline`, then throws
+    /// ``DatabaseError/Reason/readerTimeout``; with no deadline, returns `nil` instead of waiting. A deadline of
+    /// ``Deadline/readerTimeoutFromNow`` is computed only when the read must wait, so a read that finds a reader
+    /// reads no clock.
+    @inline(__always)
+    private func takeReader(waitingUntil deadline: Deadline) throws -> PooledReader? {
+        try ThreadAccesses.withCurrentList { list in
+            if list.contains(identity) {
+                throw ThreadAccesses.reentryError("a read started", ownerName: writer.ownerName)
             }
-        } catch {
-            condition.unlock()
-            throw error
+            if let reader = list.cachedReader(of: poolID), reader.tryTake() {
+                if entryClosed.load() == 0 { return reader }
+                // A barrier write or a close is under way: back out, so that it does not wait for this read.
+                reader.giveBack()
+                wakeWaiters()
+            }
+            let reader = try takeReaderSlowly(waitingUntil: deadline)
+            if let reader { list.cacheReader(reader, of: poolID) }
+            return reader
         }
-        activeReadCount += 1
-        let reader: PooledReader
-        if let idle = idleReaders.popLast() {
-            reader = idle
-        } else {
-            openReaderCount += 1
-            reader = PooledReader()
-        }
-        condition.unlock()
-        return reader
     }
 
-    /// Gives a reader back (dropping it when it is not open, or the pool closed) and wakes the waiting accesses.
-    private func checkIn(_ reader: PooledReader) {
-        condition.lock()
-        activeReadCount -= 1
-        var connectionToClose: Database?
-        if !isClosed, let database = reader.database, database.isOpen {
-            idleReaders.append(reader)
-        } else {
-            openReaderCount -= 1
-            connectionToClose = reader.database
+    /// How long ``takeReader(waitingUntil:)`` may wait.
+    private enum Deadline {
+        /// Not at all: `nil` when no reader is free.
+        case noWait
+        /// ``readerTimeout`` from the moment the read finds it must wait.
+        case readerTimeoutFromNow
+        /// Until this date.
+        case date(Date)
+    }
+
+    /// ``takeReader(waitingUntil:)`` under the lock.
+    @inline(never)
+    private func takeReaderSlowly(waitingUntil wait: Deadline) throws -> PooledReader? {
+        let deadline: Date?
+        switch wait {
+        case .noWait: deadline = nil
+        case .readerTimeoutFromNow: deadline = Date(timeIntervalSinceNow: readerTimeout)
+        case .date(let date): deadline = date
         }
+        condition.lock()
+        defer { condition.unlock() }
+        // Counted before looking at the readers' states, so a read giving one back meanwhile wakes this one.
+        waiterCount.add(1)
+        defer { waiterCount.add(-1) }
+        while true {
+            try checkOpen()
+            if waitingBarrierCount == 0 {
+                if let reader = readers.first(where: { $0.tryTake() }) { return reader }
+                if readers.count < maximumReaderCount {
+                    let reader = PooledReader()
+                    readers.append(reader)
+                    return reader
+                }
+            }
+            guard let deadline else { return nil }
+            if !condition.wait(until: deadline) {
+                throw DatabaseError(
+                    extendedCode: .busy,
+                    message: "every reader of the pool stayed busy for \(readerTimeout) s",
+                    reason: .readerTimeout)
+            }
+        }
+    }
+
+    /// Gives a reader back (retiring it when its connection is not open) and wakes the threads waiting for one.
+    @inline(__always)
+    private func checkIn(_ reader: PooledReader) {
+        guard let database = reader.database, database.isOpen else { return retire(reader) }
+        // A pool closed while this read ran (from inside it, or beside it) retires the reader now. The flag is set
+        // by barrier writes too, so only then is the lock taken to tell the two apart.
+        if entryClosed.load() != 0, condition.withLock({ isClosed }) { return retire(reader) }
+        reader.giveBack()
+        wakeWaiters()
+    }
+
+    /// Drops a reader whose connection failed to open or was closed.
+    @inline(never)
+    private func retire(_ reader: PooledReader) {
+        condition.lock()
+        reader.retireHeld()
+        readers.removeAll { $0 === reader }
         condition.broadcast()
         condition.unlock()
-        connectionToClose?.close()
+        reader.database?.close()
     }
 
     /// Runs `body` in a deferred transaction on a reader the caller took, opening its connection first when it is
@@ -323,7 +431,7 @@ public final class DatabasePool: @unchecked Sendable {
     ///   ``DatabaseError/Reason/accessAfterClose`` after ``close()``.
     @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        guard let reader = try takeReader(waitingUntil: Date(timeIntervalSinceNow: readerTimeout)) else {
+        guard let reader = try takeReader(waitingUntil: .readerTimeoutFromNow) else {
             // Unreachable: with a deadline, taking a reader returns one or throws.
             throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
         }
@@ -340,8 +448,11 @@ public final class DatabasePool: @unchecked Sendable {
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await AsyncHandOff.perform(
-            take: { try takeReader(waitingUntil: nil) },
-            cancellationFor: { _ in AccessCancellation() },
+            take: { try takeReader(waitingUntil: .noWait) },
+            cancellationFor: { reader in
+                reader.inPlaceCancellation.reset()
+                return reader.inPlaceCancellation
+            },
             run: { reader, cancellation in try runRead(body, on: reader, cancellation: cancellation) },
             elsewhere: { cancellation, completion in startRead(body, cancellation: cancellation, completion: completion)
             })
@@ -367,7 +478,7 @@ public final class DatabasePool: @unchecked Sendable {
             }
         }
         do {
-            if let reader = try takeReader(waitingUntil: nil) {
+            if let reader = try takeReader(waitingUntil: .noWait) {
                 run(reader)
                 return
             }
@@ -378,7 +489,7 @@ public final class DatabasePool: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: readerTimeout)
         readerWaitQueue.async {
             do {
-                guard let reader = try self.takeReader(waitingUntil: deadline) else {
+                guard let reader = try self.takeReader(waitingUntil: .date(deadline)) else {
                     // Unreachable: with a deadline, taking a reader returns one or throws.
                     throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
                 }
@@ -410,13 +521,17 @@ public final class DatabasePool: @unchecked Sendable {
             }
             // New reads wait from now on; the reads in progress finish first.
             waitingBarrierCount += 1
-            while activeReadCount > 0 { condition.wait() }
+            updateEntry()
+            waiterCount.add(1)
+            while isReadInProgress { condition.wait() }
+            waiterCount.add(-1)
             condition.unlock()
         }
         defer {
             if barrier {
                 condition.lock()
                 waitingBarrierCount -= 1
+                updateEntry()
                 condition.broadcast()
                 condition.unlock()
             }

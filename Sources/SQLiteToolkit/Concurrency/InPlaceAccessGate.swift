@@ -14,32 +14,38 @@
 /// one thread always stays free. An access the gate does not admit moves to a dispatch queue, as an access that
 /// must wait for its connection does.
 final class InPlaceAccessGate: @unchecked Sendable {
-    // @unchecked Sendable: `running` is read and written only while holding `lock`.
+    // @unchecked Sendable: `running` is an atomic word.
     /// The gate of the process.
     static let shared = InPlaceAccessGate(limit: ProcessInfo.processInfo.activeProcessorCount - 1)
 
     /// How many accesses may run in place at once; 0 (one core) means none.
     let limit: Int
-    private let lock = Lock()
-    private var running = 0
+    /// The accesses running in place now. Atomic rather than under a lock: every async access passes here, and a
+    /// lock would make them wait for each other.
+    private let running = AtomicWord(0)
 
     init(limit: Int) {
         self.limit = max(0, limit)
     }
 
+    deinit {
+        running.deallocate()
+    }
+
     /// Admits one more access when fewer than ``limit`` run in place; the caller calls ``leave()`` when it ends.
+    @inline(__always)
     func tryEnter() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard running < limit else { return false }
-        running += 1
-        return true
+        var current = running.load()
+        while current < limit {
+            if running.compareExchange(expected: current, desired: current + 1) { return true }
+            current = running.load()
+        }
+        return false
     }
 
     /// Ends an access that ``tryEnter()`` admitted.
+    @inline(__always)
     func leave() {
-        lock.lock()
-        running -= 1
-        lock.unlock()
+        running.add(-1)
     }
 }

@@ -7,12 +7,59 @@ import Dispatch
     import Foundation
 #endif
 
-/// A reader connection of a ``DatabasePool`` and the serial dispatch queue its async reads run on.
+/// A reader connection of a ``DatabasePool``, its state word, and the serial dispatch queue its async reads run on.
+///
+/// The state word says who may use the reader: ``idle`` (any read may take it, with one compare-and-exchange),
+/// ``inUse`` (one read holds it), ``retired`` (the pool dropped it; nobody takes it again). A read takes a reader by
+/// exchanging idle for in use and gives it back by storing idle; the pool retires an idle one by exchanging idle for
+/// retired, so taking and retiring never both succeed.
 final class PooledReader: @unchecked Sendable {
-    // @unchecked Sendable: `database` is read and written only by the access that took the reader out of the pool
-    // (and by the pool's close, once no access holds it).
+    // @unchecked Sendable: `state` is atomic. `database` is read and written only by the read that holds the reader
+    // (its state is in use), or by the pool once it retired it: the exchange that takes the reader and the store
+    // that gives it back order each holder's use after the previous one's.
+    /// The reader is free: a read may take it.
+    static let idle = 0
+    /// A read holds the reader.
+    static let inUse = 1
+    /// The pool dropped the reader (closed, or its connection failed): no read takes it any more.
+    static let retired = 2
+
+    /// ``idle``, ``inUse`` or ``retired``; a new reader is in use by the read that made it.
+    private let state = AtomicWord(PooledReader.inUse)
     /// The connection; `nil` until the first read that takes this reader opens it.
     var database: Database?
     /// Runs the async reads that take this reader: one at a time, since one access at a time holds the reader.
     let queue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.reader")
+    /// The cancellation record of the async reads that run in place on this reader: one at a time, so one record
+    /// serves them all, without an allocation (and a lock's) per access.
+    let inPlaceCancellation = AccessCancellation()
+
+    deinit {
+        state.deallocate()
+    }
+
+    /// Takes the reader when it is idle; whether it did.
+    @inline(__always)
+    func tryTake() -> Bool {
+        state.compareExchange(expected: Self.idle, desired: Self.inUse)
+    }
+
+    /// Gives the reader back: idle again.
+    @inline(__always)
+    func giveBack() {
+        state.store(Self.idle)
+    }
+
+    /// Retires the reader when it is idle; whether it did. A reader in use stays in use.
+    func tryRetire() -> Bool {
+        state.compareExchange(expected: Self.idle, desired: Self.retired)
+    }
+
+    /// Retires a reader its caller holds (in use): its connection failed or was closed.
+    func retireHeld() {
+        state.store(Self.retired)
+    }
+
+    /// Whether a read holds the reader now.
+    var isInUse: Bool { state.load() == Self.inUse }
 }

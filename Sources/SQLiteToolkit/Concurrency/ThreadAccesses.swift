@@ -40,9 +40,18 @@ enum ThreadAccesses {
 
     /// Whether the calling thread is inside an access to `owner`.
     static func contains(_ owner: ObjectIdentifier) -> Bool {
-        let list = ThreadAccessList.current().takeUnretainedValue()
-        defer { if list.isFallback, list.isEmpty { fallbackLists.remove(list) } }
-        return list.contains(owner)
+        withCurrentList { $0.contains(owner) }
+    }
+
+    /// Runs `body` with the calling thread's list, for checks and its reader cache (not for entering an access,
+    /// which ``enter(_:)`` records). The list is borrowed, unretained: its thread-local slot keeps it.
+    @inline(__always)
+    static func withCurrentList<T>(_ body: (ThreadAccessList) throws -> T) rethrows -> T {
+        let list = ThreadAccessList.current()
+        return try list._withUnsafeGuaranteedRef { list in
+            defer { if list.isFallback, list.isEmpty { fallbackLists.remove(list) } }
+            return try body(list)
+        }
     }
 
     /// The error of an access, `close()` or `reopen()` started inside an access to the same owner.
@@ -59,13 +68,30 @@ struct ThreadAccessRecord {
     let list: Unmanaged<ThreadAccessList>
 }
 
-/// One thread's accesses, innermost last; touched only by that thread. Nesting is rare and shallow, so the owners of
-/// the innermost access and of the one around it are kept inline and deeper ones in an array.
+/// One thread's accesses, innermost last, and the readers it used last; touched only by that thread. Nesting is rare
+/// and shallow, so the owners of the innermost access and of the one around it are kept inline and deeper ones in an
+/// array.
+///
+/// The reader cache: for the last two pools the thread read from, the reader it used, so that its next read of that
+/// pool can take the same reader back without the pool's lock (see ``DatabasePool``). Keyed by the pool's
+/// ``DatabasePool/poolID``, never reused in the process, so an entry of a pool that is gone matches no other pool; it
+/// keeps only a reader object, whose connection the pool closed. Two entries, not one, so a thread that alternates
+/// between two pools keeps both.
 final class ThreadAccessList {
     // Unchecked exclusivity: only the list's own thread touches it, one access at a time, and the dynamic check
     // (a thread-local lookup per access) cost more than the rest of the list's bookkeeping.
     @exclusivity(unchecked) private var innermost: ObjectIdentifier?
     @exclusivity(unchecked) private var outer: [ObjectIdentifier] = []
+    @exclusivity(unchecked) private var recentPoolID = 0
+    @exclusivity(unchecked) private var recentReader: PooledReader?
+    @exclusivity(unchecked) private var previousPoolID = 0
+    @exclusivity(unchecked) private var previousReader: PooledReader?
+    /// Unused: keeps the fields above, which this thread writes on every access, off the cache lines of the object
+    /// allocated next, which may be another thread's list (false sharing would make the two threads wait for each
+    /// other's writes).
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    )
     /// Whether the list lives in ``fallbackLists`` (no thread-local storage was available) rather than in the thread.
     let isFallback: Bool
     /// The thread the list belongs to, for ``fallbackLists``.
@@ -77,6 +103,24 @@ final class ThreadAccessList {
     }
 
     var isEmpty: Bool { innermost == nil }
+
+    /// The reader this thread used last for the pool `poolID`, if it is one of the last two pools it read from.
+    @inline(__always)
+    func cachedReader(of poolID: Int) -> PooledReader? {
+        if recentPoolID == poolID { return recentReader }
+        if previousPoolID == poolID { return previousReader }
+        return nil
+    }
+
+    /// Records `reader` as the one this thread used last for the pool `poolID`.
+    func cacheReader(_ reader: PooledReader, of poolID: Int) {
+        if recentPoolID != poolID {
+            previousPoolID = recentPoolID
+            previousReader = recentReader
+            recentPoolID = poolID
+        }
+        recentReader = reader
+    }
 
     @inline(__always)
     func contains(_ owner: ObjectIdentifier) -> Bool {
