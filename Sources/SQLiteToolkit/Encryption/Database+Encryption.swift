@@ -5,18 +5,6 @@ import SQLiteBindings
 #else
     import Foundation
 #endif
-// The C library: stdio (`fopen`, `fread`) and `strerror` to read a file's header.
-#if os(Windows)
-    import ucrt
-#elseif canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Android)
-    import Android
-#endif
 
 /// Encryption of the main database and of attached ones, through the codec built into this SQLite
 /// (SQLite3 Multiple Ciphers): no OpenSSL or CommonCrypto, on every platform SwiftPM builds for.
@@ -381,12 +369,8 @@ extension Database {
 
     /// Renames the synced copy over the original and syncs the directory, so the rename survives a power cut.
     private func replaceFile(atPath path: String, withFileAt copyPath: String, operation: String) throws {
-        guard renameFile(copyPath, to: path) == 0 else {
-            throw DatabaseError(
-                extendedCode: .ioerr,
-                message: "\(operation) failed: cannot rename the rewritten database: "
-                    + String(cString: strerror(errno)))
-        }
+        try PlatformFiles.rename(
+            copyPath, to: path, operation: "\(operation) failed: cannot rename the rewritten database")
         try syncFile(atPath: Database.directory(of: path), operation: "syncing the database's directory")
     }
 
@@ -409,10 +393,7 @@ extension Database {
 
     /// `fsync` of the file or directory at `path`.
     private func syncFile(atPath path: String, operation: String) throws {
-        guard syncDescriptor(ofFileAt: path) else {
-            throw DatabaseError(
-                extendedCode: .ioerrFsync, message: "\(operation) failed: " + String(cString: strerror(errno)))
-        }
+        try PlatformFiles.sync(atPath: path, operation: "\(operation) failed")
     }
 
     /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
@@ -541,18 +522,7 @@ extension Database {
 
     /// The first 101 bytes of the file at `path` (fewer when it is shorter).
     static func header(atPath path: String) throws -> [UInt8] {
-        // stdio rather than FileHandle's throwing reads, which need newer Apple platforms than the package's.
-        guard let file = fopen(path, "rb") else {
-            throw DatabaseError(
-                extendedCode: .cantopen, message: "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: 101)
-        let count = fread(&buffer, 1, buffer.count, file)
-        if ferror(file) != 0 {
-            throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
-        }
-        return Array(buffer.prefix(count))
+        try PlatformFiles.prefix(ofFileAt: path, count: 101)
     }
 
     /// Whether `bytes`, the start of a file, are those of a plain database.
@@ -630,20 +600,4 @@ extension Cipher {
         "ascon128": ["kdf_iter", "plaintext_header_size"],
         "aegis": ["tcost", "mcost", "pcost", "algorithm", "plaintext_header_size"],
     ]
-}
-
-/// `rename(2)`, at file scope, where `Database`'s members do not hide the C function.
-private func renameFile(_ source: String, to destination: String) -> Int32 {
-    rename(source, destination)
-}
-
-/// Opens the file or directory at `path`, `fsync`s it and closes it; `false` on failure, with `errno` set.
-private func syncDescriptor(ofFileAt path: String) -> Bool {
-    let descriptor = open(path, O_RDONLY)
-    guard descriptor >= 0 else { return false }
-    let synced = fsync(descriptor) == 0
-    let savedErrno = errno
-    _ = close(descriptor)
-    errno = savedErrno
-    return synced
 }

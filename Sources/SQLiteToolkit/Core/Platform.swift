@@ -16,8 +16,9 @@
     import Android
 #endif
 
-// The platform's threading primitives the concurrency core is built on, in one file so that its platform imports
-// are in one place: the lock every queue and pool uses, and the thread-local slot of the re-entry check.
+// Every call of the toolkit into the C library and the operating system, in one file so that the platform imports
+// stand in one place: the lock every queue and pool uses, the thread-local slot of the re-entry check, the file calls
+// of the atomic key change and of the header check, and the zeroing of key bytes.
 
 /// The one lock of the toolkit: a mutex with a condition variable, for the state the queues and pools share between
 /// threads. Every `@unchecked Sendable` type of the toolkit names the `Lock` that protects its state.
@@ -216,4 +217,95 @@ enum ThreadLocalSlot {
         guard let pointer else { return }
         Unmanaged<ThreadAccessList>.fromOpaque(pointer).release()
     }
+#endif
+
+/// The file calls the toolkit makes below Foundation: stdio's reads (`FileHandle`'s throwing reads need newer Apple
+/// platforms than the package's), `rename` and `fsync`, each failure a ``DatabaseError`` with the C library's reason.
+enum PlatformFiles {
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter).
+    static func prefix(ofFileAt path: String, count: Int) throws -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            throw DatabaseError(extendedCode: .cantopen, message: "cannot open \(path): \(lastErrorDescription())")
+        }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let read = fread(&buffer, 1, buffer.count, file)
+        if ferror(file) != 0 {
+            throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
+        }
+        return Array(buffer.prefix(read))
+    }
+
+    /// Renames `source` to `destination`, replacing it; `operation` starts the error's message.
+    static func rename(_ source: String, to destination: String, operation: String) throws {
+        guard renameFile(source, destination) == 0 else {
+            throw DatabaseError(extendedCode: .ioerr, message: "\(operation): \(lastErrorDescription())")
+        }
+    }
+
+    /// Opens the file or directory at `path`, `fsync`s it and closes it; `operation` starts the error's message.
+    static func sync(atPath path: String, operation: String) throws {
+        #if os(Windows)
+            // Windows syncs a file through its handle (`FlushFileBuffers`) and has no directory sync; the rename
+            // (`MoveFileEx` under `rename`) is made durable by the file system itself.
+            _ = path
+        #else
+            let descriptor = open(path, O_RDONLY)
+            var synced = descriptor >= 0
+            if synced { synced = fsync(descriptor) == 0 }
+            let savedErrno = errno
+            if descriptor >= 0 { _ = close(descriptor) }
+            guard synced else {
+                errno = savedErrno
+                throw DatabaseError(extendedCode: .ioerrFsync, message: "\(operation): \(lastErrorDescription())")
+            }
+        #endif
+    }
+
+    /// The C library's description of `errno`.
+    static func lastErrorDescription() -> String {
+        String(cString: strerror(errno))
+    }
+}
+
+/// `rename(2)`, under a name of its own, so ``PlatformFiles/rename(_:to:operation:)`` does not call itself.
+private func renameFile(_ source: String, _ destination: String) -> Int32 {
+    rename(source, destination)
+}
+
+/// Overwrites `bytes` with zeros in a way the optimizer cannot drop as a dead store: each platform's own function
+/// for it (C11's `memset_s` on Darwin, `explicit_bzero` in glibc and musl, `RtlSecureZeroMemory` on Windows).
+/// Bionic has neither `explicit_bzero` nor `memset_s`, and its `memset_explicit` needs API level 34: on Android the
+/// zeroing goes through a `memset` the compiler cannot see (looked up at run time), which it cannot remove either.
+func zeroBytes(_ bytes: UnsafeMutableRawBufferPointer) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+    #if os(Windows)
+        // `SecureZeroMemory` is a macro, which Swift does not import; this is the inline function it names.
+        _ = RtlSecureZeroMemory(base, SIZE_T(bytes.count))
+    #elseif canImport(Darwin)
+        _ = memset_s(base, bytes.count, 0, bytes.count)
+    #elseif os(Android)
+        if let opaqueMemset {
+            _ = opaqueMemset(base, 0, bytes.count)
+        } else {
+            memset(base, 0, bytes.count)
+        }
+    #else
+        explicit_bzero(base, bytes.count)
+    #endif
+}
+
+#if os(Android)
+    /// `memset_explicit` where the device has it (API level 34), else `memset`, called through a pointer found at run
+    /// time, so the optimizer knows nothing of the call and keeps it; `nil` when neither is found.
+    ///
+    /// `nonisolated(unsafe)`: a global `let`, initialized once (thread-safely) and only read afterwards.
+    nonisolated(unsafe) private let opaqueMemset:
+        (@convention(c) (UnsafeMutableRawPointer?, Int32, Int) -> UnsafeMutableRawPointer?)? = {
+            guard let libc = dlopen("libc.so", RTLD_NOW),
+                let symbol = dlsym(libc, "memset_explicit") ?? dlsym(libc, "memset")
+            else { return nil }
+            return unsafeBitCast(
+                symbol, to: (@convention(c) (UnsafeMutableRawPointer?, Int32, Int) -> UnsafeMutableRawPointer?).self)
+        }()
 #endif
