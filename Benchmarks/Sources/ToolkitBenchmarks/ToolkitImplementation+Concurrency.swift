@@ -91,7 +91,7 @@ extension ToolkitImplementation {
                     return sum
                 }
             },
-            close: { _ = try? pool.close() }
+            close: { pool.close() }
         )
     }
 

@@ -159,7 +159,9 @@ public func fuzzFunctions(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         // Identity: every storage class comes back exactly as bound.
         for argument in arguments {
             let back = try db.queryValue("SELECT f_identity(?)", argument, as: DatabaseValue.self)
-            guard back == stored(argument) else { fatalError("f_identity gave \(back) for \(argument)") }
+            guard back == stored(argument) else {
+                fatalError("f_identity gave \(String(describing: back)) for \(argument)")
+            }
         }
         // The same functions over a table of the arguments: aggregates, window frames, a function per row.
         try db.execute("CREATE TABLE t (v)")
