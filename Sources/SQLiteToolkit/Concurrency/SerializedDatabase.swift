@@ -160,6 +160,9 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Ends an access: ends the cursors it left open, and rolls back a transaction it left open, which is an error
     /// unless the body threw already.
     static func finishAccess(_ database: Database, bodyFailed: Bool) throws {
+        // A commit that no statement's end reported (a reset, or a statement run through `handle`) reaches the
+        // transaction observers now, before another thread can use the connection.
+        if database.observationBroker != nil { database.deliverPendingCommit() }
         // The error is built only when a cursor is left: building it costs more than the rest of the check.
         if database.openCursorCount > 0 {
             database.endOpenCursors(

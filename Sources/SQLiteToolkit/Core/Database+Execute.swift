@@ -224,10 +224,12 @@ extension Database {
     ) throws -> T? {
         // No cursor: the statement is stepped once, read, and reset right here.
         let statement = try cachedStatement(sql)
+        var stepFailed = false
         defer {
             // Once retired (a callback closed the connection), the handle may be finalized: never touch it, and
             // release the connection now that the statement that ran the callback has returned.
             if statement.isFinalized { finishDeferredClose() } else { _ = statement.handle.reset() }
+            if observationBroker != nil { observedStatementEnded(statement, succeeded: !stepFailed) }
             statementCache.checkIn(statement)
         }
         do {
@@ -238,7 +240,10 @@ extension Database {
             try statement.checkUsable()
             let code = statement.handle.step()
             guard code == .row else {
-                if code != .done { throw error(code, sql: sql) }
+                if code != .done {
+                    stepFailed = true
+                    throw error(code, sql: sql)
+                }
                 if required { throw Database.noRowError(sql: sql) }
                 return nil
             }

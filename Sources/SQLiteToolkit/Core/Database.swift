@@ -67,6 +67,9 @@ public final class Database {
     @exclusivity(unchecked) @usableFromInline var isBackupDestination = false
     /// Set when ``close()`` was called while ``isBackupDestination`` was set.
     @exclusivity(unchecked) var closeRequestedDuringBackup = false
+    /// The transaction observers and what the transaction in progress changed; `nil` while no observer is
+    /// registered, so that a statement's end costs one load then (see Database+TransactionObservers.swift).
+    @exclusivity(unchecked) @usableFromInline var observationBroker: TransactionObservationBroker?
 
     /// Opens (and by default creates) a database.
     ///
@@ -180,6 +183,8 @@ public final class Database {
         statementCache.removeAll()
         // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
         busyMode = .immediateError
+        // The observers are released with the connection's hooks; an observer running now is kept by its caller.
+        observationBroker = nil
     }
 
     /// Closes the SQLite connection and opens a new one to the same path, with the same configuration and busy mode:
@@ -359,6 +364,8 @@ public final class Database {
     /// Records a new statement, so closing the connection finalizes it.
     func register(_ statement: Statement) -> Statement {
         liveStatements[ObjectIdentifier(statement)] = Unmanaged.passUnretained(statement)
+        // The tables the authorizer saw this statement write while it was prepared, for the transaction observers.
+        if let observationBroker { statement.writtenTables = observationBroker.takeAuthorizedWrites() }
         return statement
     }
 

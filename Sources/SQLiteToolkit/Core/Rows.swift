@@ -108,9 +108,11 @@ public final class Rows {
             _ = statement.finalizedError()
             return
         }
-        statement.database.openCursorCount -= 1
+        let database = statement.database
+        database.openCursorCount -= 1
         _ = statement.handle.reset()
-        if returnsToCache { statement.database.statementCache.checkIn(statement) }
+        if database.observationBroker != nil { database.observedStatementEnded(statement, succeeded: failure == nil) }
+        if returnsToCache { database.statementCache.checkIn(statement) }
     }
 }
 

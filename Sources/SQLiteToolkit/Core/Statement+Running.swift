@@ -184,7 +184,12 @@ extension Statement {
     @usableFromInline
     func stepEnded(_ code: ResultCode) throws -> Bool {
         checksColumnsAfterStep = true
-        guard code == .done else { throw database.error(code, sql: sql) }
+        guard code == .done else {
+            let error = database.error(code, sql: sql)
+            if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: false) }
+            throw error
+        }
+        if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: true) }
         if isFinalized { database.finishDeferredClose() }
         return false
     }
@@ -197,6 +202,8 @@ extension Statement {
         try checkUsable()
         checksColumnsAfterStep = true
         _ = handle.reset()
+        // A write with `RETURNING` commits when it is reset before its last row.
+        if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: true) }
     }
 
     /// Sets every parameter back to NULL.
@@ -225,10 +232,13 @@ extension Statement {
         guard !hasOpenCursor else { throw inUseError() }
         var code = handle.step()
         while code == .row { code = handle.step() }
+        // The error is made before the reset, and before an observer runs SQL of its own.
+        let error = code == .done ? nil : database.error(code, sql: sql)
         _ = handle.reset()
+        if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: error == nil) }
         // A callback may have closed the connection while the statement ran: release it now that it returned.
         if isFinalized { database.finishDeferredClose() }
-        if code != .done { throw database.error(code, sql: sql) }
+        if let error { throw error }
     }
 
     @usableFromInline

@@ -60,6 +60,22 @@ public final class Statement {
     /// The column position to try first for the next read by name: the one after the last found. Always an index
     /// into ``nameLookup``: both change together.
     @exclusivity(unchecked) @usableFromInline var nameGuess = 0
+    /// The tables the statement may write (its triggers' included), as SQLite's authorizer named them while
+    /// transaction observers were registered; empty otherwise (see TransactionObservationBroker.swift).
+    @exclusivity(unchecked) var writtenTables: [String] = []
+    /// Those of ``writtenTables`` that an observer watches, as of the observers' ``watchedWritesGeneration``.
+    @exclusivity(unchecked) var watchedWrites: [String] = []
+    /// The broker's generation ``watchedWrites`` was computed for.
+    @exclusivity(unchecked) var watchedWritesGeneration = -1
+    /// ``savepointCommand``, once read.
+    @exclusivity(unchecked) private var parsedSavepointCommand: SavepointCommand?
+    /// What the statement does to savepoints, read from its SQL on first use.
+    var savepointCommand: SavepointCommand {
+        if let parsedSavepointCommand { return parsedSavepointCommand }
+        let command = SavepointCommand(sql: sql)
+        parsedSavepointCommand = command
+        return command
+    }
     /// Whether a cursor is reading the statement's rows.
     @exclusivity(unchecked) @usableFromInline var hasOpenCursor = false
     /// The cursor reading the statement's rows, unretained: the cursor clears it when it closes, which it does at

@@ -1,0 +1,151 @@
+import SQLiteBindings
+
+/// A row that a committed transaction inserted, updated or deleted, as SQLite's update hook reports it.
+///
+/// Related SQLite documentation: <https://sqlite.org/c3ref/update_hook.html>
+public struct DatabaseRowChange: Sendable, Hashable {
+    /// What happened to a row.
+    public enum Kind: Sendable, Hashable {
+        /// The row was inserted.
+        case insert
+        /// The row was updated (its rowid may have changed: an update that sets the rowid reports the new one).
+        case update
+        /// The row was deleted.
+        case delete
+    }
+
+    /// What happened to the row.
+    public var kind: Kind
+    /// The schema of the table: `main`, `temp`, or the name of an attached database.
+    public var schema: String
+    /// The table's name, as its `CREATE TABLE` spells it.
+    public var table: String
+    /// The row's rowid.
+    public var rowID: Int64
+
+    /// Makes a row change.
+    public init(kind: Kind, schema: String, table: String, rowID: Int64) {
+        self.kind = kind
+        self.schema = schema
+        self.table = table
+        self.rowID = rowID
+    }
+}
+
+/// What one committed transaction changed, as a transaction observer receives it: the tables it changed, and the
+/// rows of those tables that SQLite's update hook reported.
+///
+/// ``tables`` is exact for every kind of table: it comes from the statements that changed at least one row
+/// (SQLite's authorizer names the tables each statement writes, its triggers' included). ``rowChanges`` lists
+/// rows of rowid tables only: SQLite reports no row of a `WITHOUT ROWID` table or a virtual table (a change to an
+/// FTS5 table shows as changes to its shadow tables, `name_content` and the like), and none of its own `sqlite_`
+/// tables.
+public struct DatabaseTransactionChanges: Sendable {
+    /// The tables the transaction changed (of the observer's tables, when it named some), as their `CREATE TABLE`
+    /// statements spell them.
+    public var tables: Set<String>
+    /// The rows SQLite reported, in the order the statements changed them (of the observer's tables, when it
+    /// named some); empty for an observer registered without row changes.
+    public var rowChanges: [DatabaseRowChange]
+
+    /// Makes a description of a transaction's changes.
+    public init(tables: Set<String>, rowChanges: [DatabaseRowChange]) {
+        self.tables = tables
+        self.rowChanges = rowChanges
+    }
+
+    /// Whether the transaction changed `table`, compared as SQLite compares names: without regard to ASCII case.
+    public func changed(table: String) -> Bool {
+        tables.contains { TransactionObservationBroker.namesMatch($0, table) }
+    }
+}
+
+/// The identity of a transaction observer, to remove it with ``Database/removeTransactionObserver(_:)``.
+public struct TransactionObserverID: Sendable, Hashable {
+    let value: Int
+}
+
+extension Database {
+    /// Registers `observer`, which learns of each transaction this connection commits that changed a table it
+    /// watches: all tables when `tables` is `nil`, else those named (without regard to ASCII case, in any schema).
+    ///
+    /// ```swift
+    /// let id = try db.addTransactionObserver(tables: ["player"]) { changes in
+    ///     print("committed:", changes.tables, changes.rowChanges.count)
+    /// }
+    /// try db.execute("INSERT INTO player (name) VALUES (?)", "Arthur")  // the observer runs once, after the commit
+    /// db.removeTransactionObserver(id)
+    /// ```
+    ///
+    /// The observer runs on the connection's thread right after the commit succeeded, when the statement that
+    /// committed (`COMMIT`, `RELEASE` of the outermost savepoint, or a statement run outside a transaction) has
+    /// returned, before that call returns to its caller. It never runs for a transaction that was rolled back, for
+    /// the changes of a savepoint rolled back (`ROLLBACK TO`, ``inSavepoint(_:)`` answering `.rollback`), for a
+    /// statement that failed and whose changes SQLite undid, or for a `COMMIT` that failed; each commit is delivered
+    /// once. It may use the connection (a read, even a write, whose commit is delivered in turn) and may close it.
+    ///
+    /// While an observer is registered the connection installs SQLite's commit, rollback and update hooks and an
+    /// authorizer: setting any of those through ``handle`` replaces the connection's and stops the observers.
+    /// With `includingRowChanges`, a `DELETE` without `WHERE` deletes its rows one by one, so that each is reported
+    /// (SQLite's truncate optimization reports none). Changes made through ``handle`` with statements this
+    /// connection did not prepare are reported in ``DatabaseTransactionChanges/rowChanges`` but not always in
+    /// ``DatabaseTransactionChanges/tables``.
+    ///
+    /// - Parameters:
+    ///   - tables: the tables to watch; `nil` for every table.
+    ///   - includingRowChanges: whether the observer wants ``DatabaseTransactionChanges/rowChanges``; without them
+    ///     a write costs nothing per row.
+    ///   - observer: the closure, released by ``removeTransactionObserver(_:)`` or when the connection closes.
+    /// - Returns: the observer's identity, for ``removeTransactionObserver(_:)``.
+    /// - Throws: ``DatabaseError/Reason/connectionClosed`` on a closed connection.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/commit_hook.html>
+    @discardableResult
+    public func addTransactionObserver(
+        tables: Set<String>? = nil,
+        includingRowChanges: Bool = true,
+        _ observer: @escaping (DatabaseTransactionChanges) -> Void
+    ) throws -> TransactionObserverID {
+        let connection = try connection()
+        let broker: TransactionObservationBroker
+        if let existing = observationBroker {
+            broker = existing
+        } else {
+            broker = TransactionObservationBroker()
+            observationBroker = broker
+        }
+        let id = broker.add(tables: tables, includingRowChanges: includingRowChanges, observer)
+        broker.install(on: connection)
+        return id
+    }
+
+    /// Removes a transaction observer and releases its closure; does nothing for one already removed, or once the
+    /// connection is closed (closing released them all).
+    public func removeTransactionObserver(_ id: TransactionObserverID) {
+        guard let broker = observationBroker else { return }
+        broker.remove(id)
+        guard let connection = handle else { return }
+        if broker.isEmpty {
+            broker.uninstall(from: connection)
+            observationBroker = nil
+        } else {
+            broker.install(on: connection)
+        }
+    }
+
+    /// Delivers a commit whose statement ended without passing through ``observedStatementEnded(_:succeeded:)``:
+    /// one committed by a reset (a write with `RETURNING` read to its first row only), or by a statement run
+    /// through ``handle``. Called at the end of each access of a queue or a pool.
+    func deliverPendingCommit() {
+        guard let broker = observationBroker, let connection = handle else { return }
+        broker.statementEnded(nil, succeeded: true, on: connection, database: self)
+    }
+
+    /// Tells the observers that `statement` ended (its step gave no row, or it was reset), so that writes are
+    /// recorded, savepoints followed, and a commit delivered.
+    @usableFromInline
+    func observedStatementEnded(_ statement: Statement, succeeded: Bool) {
+        guard let broker = observationBroker, let connection = handle else { return }
+        broker.statementEnded(statement, succeeded: succeeded, on: connection, database: self)
+    }
+}
