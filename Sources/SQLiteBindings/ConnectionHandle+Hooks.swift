@@ -148,7 +148,10 @@ extension ConnectionHandle {
     @discardableResult
     public func setUnsafeUpdateHook(
         _ hook: (
-            (_ operation: AuthorizerAction, _ schema: UnsafePointer<CChar>, _ table: UnsafePointer<CChar>, _ rowid: Int64)
+            (
+                _ operation: AuthorizerAction, _ schema: UnsafePointer<CChar>, _ table: UnsafePointer<CChar>,
+                _ rowid: Int64
+            )
                 -> Void
         )?
     ) -> ResultCode {

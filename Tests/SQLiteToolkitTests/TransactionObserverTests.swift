@@ -159,7 +159,8 @@ struct TransactionObserverTests {
             try db.execute("INSERT INTO player (id, name) VALUES (1, 'Ford')")
             // Inserts row 2 ('Zaphod'), then fails on 'Ford': SQLite undoes row 2.
             #expect(throws: DatabaseError.self) {
-                try db.execute("INSERT INTO player (id, name) SELECT id + 1, 'Zaphod' FROM team UNION ALL SELECT 9, 'Ford'")
+                try db.execute(
+                    "INSERT INTO player (id, name) SELECT id + 1, 'Zaphod' FROM team UNION ALL SELECT 9, 'Ford'")
             }
         }
         #expect(recorder.deliveries.count == 1)

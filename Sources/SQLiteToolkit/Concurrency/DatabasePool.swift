@@ -291,7 +291,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// The pool's identity in ``ThreadAccesses``: its writer's, so a read inside a write, a write inside a read and
     /// a read inside a read are all re-entries. Stored, so that a read does not touch the writer object (whose
     /// reference count every thread would then write).
-    private let identity: ObjectIdentifier
+    let identity: ObjectIdentifier
 
     /// Throws when the pool is closed. Called with `condition` held.
     private func checkOpen() throws {
@@ -368,9 +368,23 @@ public final class DatabasePool: @unchecked Sendable {
         }
     }
 
+    /// An idle reader, or a new one when fewer than the maximum are open, taken without waiting and without the
+    /// calling thread's reader cache; `nil` when none can be taken now, while a barrier write waits or runs, and
+    /// once the pool is closed.
+    func takeIdleReaderWithoutWaiting() -> PooledReader? {
+        condition.withLock {
+            guard !isClosed, waitingBarrierCount == 0 else { return nil }
+            if let reader = readers.first(where: { $0.tryTake() }) { return reader }
+            guard readers.count < maximumReaderCount else { return nil }
+            let reader = PooledReader()
+            readers.append(reader)
+            return reader
+        }
+    }
+
     /// Gives a reader back (retiring it when its connection is not open) and wakes the threads waiting for one.
     @inline(__always)
-    private func checkIn(_ reader: PooledReader) {
+    func checkIn(_ reader: PooledReader) {
         guard let database = reader.database, database.isOpen else { return retire(reader) }
         // A pool closed while this read ran (from inside it, or beside it) retires the reader now. The flag is set
         // by barrier writes too, so only then is the lock taken to tell the two apart.

@@ -256,7 +256,8 @@ final class TransactionObservationBroker {
         guard !tables.isEmpty else { return }
         // A copy: an observer may add or remove observers.
         for observer in observers {
-            var changes = DatabaseTransactionChanges(tables: tables, rowChanges: observer.includingRowChanges ? rows : [])
+            var changes = DatabaseTransactionChanges(
+                tables: tables, rowChanges: observer.includingRowChanges ? rows : [])
             if let watched = observer.tables {
                 changes.tables = tables.filter { watched.contains($0.lowercased()) }
                 if changes.tables.isEmpty { continue }
@@ -383,7 +384,9 @@ struct SQLWords {
                 while index < bytes.count, bytes[index] != 0x0A { index += 1 }
             } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
                 index += 2
-                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) {
+                while index + 1 < bytes.count,
+                    !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/"))
+                {
                     index += 1
                 }
                 index = min(index + 2, bytes.count)

@@ -1,0 +1,112 @@
+import SQLiteBindings
+
+/// One state of a ``DatabasePool``'s database, kept for several reads that must all see it, whatever the writer
+/// commits meanwhile: SQLite's WAL snapshots.
+///
+/// ```swift
+/// let snapshot = try pool.makeSnapshot()
+/// let count = try snapshot.read { db in try db.queryValue("SELECT count(*) FROM player", as: Int.self) }
+/// let names = try snapshot.read { db in try db.query("SELECT name FROM player").map { try $0.value(at: 0) as String } }
+/// // count == names.count, even if players were added in between
+/// snapshot.close()
+/// ```
+///
+/// Each ``read(_:)`` runs on one of the pool's readers, in parallel with other reads, in a read transaction opened
+/// on the snapshot (`sqlite3_snapshot_open`). The snapshot keeps a connection of its own in a read transaction for
+/// as long as it lives, so that no checkpoint overwrites the state it records: the WAL file cannot start again from
+/// its beginning meanwhile, and grows with each commit. Close a snapshot (or drop it) when its reads are done.
+///
+/// Related SQLite documentation: <https://sqlite.org/c3ref/snapshot_open.html>
+public final class DatabaseSnapshot: @unchecked Sendable {
+    // @unchecked Sendable: `holder` and `snapshot` are used only while holding `lock` (a ``Lock``): by close(), and
+    // by each read to open the snapshot on its reader; the pool is Sendable.
+    private let pool: DatabasePool
+    private let lock = Lock()
+    /// The connection whose read transaction keeps the snapshot valid; `nil` once closed.
+    private var holder: Database?
+    private var snapshot: SnapshotHandle?
+
+    init(pool: DatabasePool) throws {
+        self.pool = pool
+        let holder = try pool.readerRecipe.open()
+        do {
+            try holder.beginTransaction(.deferred)
+            // A WAL read transaction takes its snapshot at its first read, not at BEGIN.
+            _ = try holder.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+            let connection = try holder.connection()
+            let (code, snapshot) = SnapshotHandle.get(connection, schema: "main")
+            guard code == .ok, let snapshot else { throw holder.error(code, sql: nil) }
+            self.snapshot = snapshot
+            self.holder = holder
+        } catch {
+            holder.close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Whether the snapshot can still be read (``close()`` was not called).
+    public var isOpen: Bool { lock.withLock { holder != nil } }
+
+    /// Runs `body` on a reader of the pool, in a read transaction that sees the database as it was when the snapshot
+    /// was made.
+    ///
+    /// - Throws: the error of `body`; ``DatabaseError/Reason/accessAfterClose`` once the snapshot or the pool is
+    ///   closed; the errors of ``DatabasePool/read(_:)-4bmtm`` (a reader timeout, a re-entrant access).
+    @discardableResult
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.read { db in
+            try open(on: db)
+            return try body(db)
+        }
+    }
+
+    /// ``read(_:)`` for async code.
+    @discardableResult
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read { db in
+            try self.open(on: db)
+            return try body(db)
+        }
+    }
+
+    /// Moves the read transaction of `db` to the snapshot.
+    private func open(on db: Database) throws {
+        // A connection that has not read the database yet has no WAL open, and SQLite cannot open a snapshot on it:
+        // a first read opens the WAL (and a read transaction, which opening the snapshot ends and replaces).
+        _ = try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+        let connection = try db.connection()
+        let code = lock.withLock { snapshot.map { $0.open(connection, schema: "main") } }
+        guard let code else {
+            throw DatabaseError.misuse("the database snapshot is closed", reason: .accessAfterClose)
+        }
+        if code != .ok { throw db.error(code, sql: nil) }
+    }
+
+    /// Frees the snapshot and closes its connection, so the WAL can be checkpointed past it again; later reads
+    /// throw. Closing twice does nothing.
+    public func close() {
+        let (holder, snapshot) = lock.withLock {
+            defer {
+                self.holder = nil
+                self.snapshot = nil
+            }
+            return (self.holder, self.snapshot)
+        }
+        snapshot?.free()
+        try? holder?.rollback()
+        holder?.close()
+    }
+}
+
+extension DatabasePool {
+    /// Records the database's state now, for several reads that must all see it (see ``DatabaseSnapshot``).
+    ///
+    /// - Throws: the error of opening the snapshot's connection (with the pool's configuration and set-up hook).
+    public func makeSnapshot() throws -> DatabaseSnapshot {
+        try DatabaseSnapshot(pool: self)
+    }
+}
