@@ -56,6 +56,11 @@ let package = Package(
                 "SystemCBenchmarks",
             ]
         ),
+        // The latency of an observed query on a pool, the toolkit beside GRDB's ValueObservation.
+        .executableTarget(
+            name: "observation-latency",
+            dependencies: ["BenchmarkCore", "ToolkitBenchmarks", "GRDBBenchmarks"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

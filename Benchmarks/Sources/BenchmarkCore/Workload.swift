@@ -8,6 +8,9 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
     case insertPositional = "insert-positional"
     /// 1b. The same with named parameters (`:c0` ... `:c9`).
     case insertNamed = "insert-named"
+    /// 1d. The inserts of 1a while a transaction observer that wants row changes watches another table: what an
+    /// observer costs the writes it does not watch (raw C runs 1a's code: it has no observers).
+    case insertObserved = "insert-observed"
     /// 1c. The same as 1a through the library's statement cache, looked up by SQL text for every row.
     case insertCachedLookup = "insert-cache-lookup"
     /// 2a. Read `rows` rows of 10 integers, by column index, summing them.
@@ -124,6 +127,7 @@ public enum Workload: String, CaseIterable, Sendable, Codable {
         switch self {
         case .insertPositional: "insert rows × 10 integers, one transaction, one prepared statement, `?` arguments"
         case .insertNamed: "the same with `:name` arguments"
+        case .insertObserved: "the same as insert-positional, with a transaction observer watching another table"
         case .insertCachedLookup: "the same, statement taken from the library's cache by SQL for every row"
         case .readByIndex: "read rows × 10 integers by column index, summing"
         case .readByName: "read rows × 10 integers by column name, summing"

@@ -43,7 +43,7 @@ public enum CBaselineWorkloads<API: SQLiteCAPI> {
     static func prepare(_ workload: Workload, size: WorkloadSize, connection: CConnection<API>) throws -> PreparedRun {
         let rows = size.rows
         switch workload {
-        case .insertPositional, .insertCachedLookup, .insertNamed:
+        case .insertPositional, .insertCachedLookup, .insertNamed, .insertObserved:
             try connection.execute(BenchmarkData.createIntegers)
             let sql = workload == .insertNamed ? BenchmarkData.insertNamed : BenchmarkData.insertPositional
             let insert = try connection.prepare(sql)

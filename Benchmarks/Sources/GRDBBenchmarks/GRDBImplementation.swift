@@ -72,6 +72,17 @@ public struct GRDBImplementation: BenchmarkImplementation {
                 verify: checksumIntegers,
                 close: close
             )
+        case .insertObserved:
+            try queue.write { db in
+                try db.execute(sql: BenchmarkData.createIntegers)
+                try db.execute(sql: "CREATE TABLE other (x)")
+                db.add(transactionObserver: OtherTableObserver(), extent: .databaseLifetime)
+            }
+            return PreparedRun(
+                body: { try insertIntegers(queue, rows: rows) },
+                verify: checksumIntegers,
+                close: close
+            )
         case .insertNamed:
             try queue.write { db in try db.execute(sql: BenchmarkData.createIntegers) }
             return PreparedRun(
@@ -316,4 +327,13 @@ public struct GRDBImplementation: BenchmarkImplementation {
         }
         return Int64(rows)
     }
+}
+
+/// A transaction observer of a table the workload never writes: GRDB's counterpart of the toolkit's observer in
+/// `insert-observed`.
+private final class OtherTableObserver: TransactionObserver {
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "other" }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) {}
+    func databaseDidRollback(_ db: Database) {}
 }

@@ -58,6 +58,16 @@ public struct ToolkitImplementation: BenchmarkImplementation {
                 verify: checksumIntegers,
                 close: close
             )
+        case .insertObserved:
+            try db.execute(BenchmarkData.createIntegers)
+            try db.execute("CREATE TABLE other (x)")
+            try db.addTransactionObserver(tables: ["other"]) { _ in }
+            let insert = try db.prepare(BenchmarkData.insertPositional)
+            return PreparedRun(
+                body: { try insertIntegers(db, insert, rows: rows) },
+                verify: checksumIntegers,
+                close: close
+            )
         case .insertNamed:
             try db.execute(BenchmarkData.createIntegers)
             let insert = try db.prepare(BenchmarkData.insertNamed)

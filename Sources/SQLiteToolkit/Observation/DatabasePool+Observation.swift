@@ -6,10 +6,11 @@ extension DatabasePool {
     /// `tables` (any table when `nil`), as an asynchronous sequence.
     ///
     /// ```swift
-    /// for try await names in pool.observe(tables: ["player"], { db in
+    /// let names = pool.observe(tables: ["player"]) { db in
     ///     try db.query("SELECT name FROM player ORDER BY name").map { try $0.value(at: 0, as: String.self) }
-    /// }) {
-    ///     print(names)
+    /// }
+    /// for try await list in names {
+    ///     print(list)
     /// }
     /// ```
     ///

@@ -3,9 +3,10 @@ extension DatabaseQueue {
     /// `tables` (any table when `nil`), as an asynchronous sequence.
     ///
     /// ```swift
-    /// for try await count in queue.observe(tables: ["player"], { db in
+    /// let counts = queue.observe(tables: ["player"]) { db in
     ///     try db.queryValue("SELECT count(*) FROM player", as: Int.self) ?? 0
-    /// }) {
+    /// }
+    /// for try await count in counts {
     ///     print("players:", count)
     /// }
     /// ```
