@@ -83,7 +83,8 @@ struct EncryptionTests {
         let path = folder.path("db.sqlite")
         // The tables Litestream creates in a database it replicates (see ReplicatingWithLitestream.md).
         let litestreamTables =
-            "CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); CREATE TABLE _litestream_lock (id INTEGER)"
+            "CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); "
+            + "CREATE TABLE _litestream_lock (id INTEGER)"
         #expect(try ShellProcess.run([path, Self.create + "; " + litestreamTables]).status == 0)
         let refused = try ShellProcess.run([path, ".rekey fresh"])
         #expect(refused.status == 1)

@@ -25,11 +25,11 @@ func replicationCreate(_ arguments: [String]) throws {
 
 /// `replication-write PATH THREADS PAUSE [KEYHEX]`: THREADS threads share one `DatabasePool` and write until the
 /// process is killed, each sleeping PAUSE microseconds after each of its transactions (a rate an application could
-/// have, rather than as fast as two cores allow). Each transaction takes the next number inside the pool's write transaction (so numbers follow commit
-/// order) and inserts one row with a payload of up to two pages, so the WAL passes the pool's checkpoint threshold
-/// every few seconds. Only after the commit returned does the thread print `N SECONDS` (the number and the wall-clock
-/// time of the acknowledgement) with one `write(2)`: a line on standard output is a promise that transaction N is
-/// committed. Exits 1 on any database error.
+/// have, rather than as fast as two cores allow). Each transaction takes the next number inside the pool's write
+/// transaction (so numbers follow commit order) and inserts one row with a payload of up to two pages, so the WAL
+/// passes the pool's checkpoint threshold every few seconds. Only after the commit returned does the thread print
+/// `N SECONDS` (the number and the wall-clock time of the acknowledgement) with one `write(2)`: a line on standard
+/// output is a promise that transaction N is committed. The first database error ends the process with status 1.
 func replicationWrite(_ arguments: [String]) throws {
     guard (3...4).contains(arguments.count), let threadCount = Int(arguments[1]), (1...64).contains(threadCount),
         let pause = UInt32(arguments[2])
@@ -37,12 +37,10 @@ func replicationWrite(_ arguments: [String]) throws {
         throw UsageError(description: "replication-write PATH THREADS PAUSE [KEYHEX]")
     }
     let pool = try DatabasePool(path: arguments[0], configuration: replicationConfiguration(arguments, keyIndex: 3))
-    let failure = ReplicationFailure()
-    let group = DispatchGroup()
+    let running = DispatchGroup()
     for thread in 0..<threadCount {
-        group.enter()
+        running.enter()
         Thread.detachNewThread {
-            defer { group.leave() }
             do {
                 while true {
                     let size = Int.random(in: 16...8000)
@@ -52,20 +50,19 @@ func replicationWrite(_ arguments: [String]) throws {
                             "INSERT INTO txn (n, thread, payload) VALUES (?, ?, randomblob(?))", n, thread, size)
                         return n
                     }
-                    replicationAcknowledge(
-                        "\(n) \(String(format: "%.6f", Date().timeIntervalSince1970))")
+                    replicationAcknowledge("\(n) \(String(format: "%.6f", Date().timeIntervalSince1970))")
                     if pause > 0 { usleep(pause) }
                 }
             } catch {
-                failure.set("thread \(thread): \(error)")
+                // The other threads would go on writing: the whole writer stops, so the check sees the failure.
+                FileHandle.standardError.write(
+                    Data("sqltk-test-helper replication-write: thread \(thread): \(error)\n".utf8))
+                exit(1)
             }
         }
     }
-    group.wait()
-    if let message = failure.get() {
-        FileHandle.standardError.write(Data("sqltk-test-helper replication-write: \(message)\n".utf8))
-        exit(1)
-    }
+    // The threads never end: the process ends when it is killed, or at the first error.
+    running.wait()
 }
 
 /// Writes `line` with one `write(2)`: a line shorter than `PIPE_BUF` reaches a pipe whole or not at all, and lines
@@ -74,15 +71,6 @@ func replicationAcknowledge(_ line: String) {
     var bytes = Array(line.utf8)
     bytes.append(10)
     _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-}
-
-/// The first error of the writer's threads.
-final class ReplicationFailure: @unchecked Sendable {
-    // @unchecked Sendable: `message` is read and written only while holding `lock`.
-    private let lock = NSLock()
-    private var message: String?
-    func set(_ value: String) { lock.withLock { if message == nil { message = value } } }
-    func get() -> String? { lock.withLock { message } }
 }
 
 /// `replication-verify PATH [KEYHEX]`: opens a restored file with the toolkit and prints, one per line,
