@@ -119,6 +119,9 @@ struct EncryptionOptions: ParsableArguments {
             return "\(prefix)the database is already encrypted; .rekey changes its key \(code)\n"
         case .invalidKey?:
             return "\(prefix)an empty passphrase is no key; give a non-empty one \(code)\n"
+        case .encryptingReplicatedDatabase?:
+            return "\(prefix)Litestream replicates this database and cannot read an encrypted file; nothing was "
+                + "changed \(code)\n  .encrypt FILE writes an encrypted copy instead.\n"
         default:
             guard error.code == .notadb else { return nil }
             return "\(prefix)\(error.message) \(code)\n"

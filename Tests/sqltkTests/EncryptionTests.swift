@@ -77,6 +77,23 @@ struct EncryptionTests {
         #expect(try ShellProcess.run(["--key=fresh", plainCopy, "SELECT value FROM secret"]).output == "hidden\n")
     }
 
+    @Test(".rekey refuses a database Litestream replicates, says why and what to use, and leaves it plain")
+    func rekeyRefusesReplicatedDatabase() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("db.sqlite")
+        // The tables Litestream creates in a database it replicates (see ReplicatingWithLitestream.md).
+        let litestreamTables =
+            "CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); "
+            + "CREATE TABLE _litestream_lock (id INTEGER)"
+        #expect(try ShellProcess.run([path, Self.create + "; " + litestreamTables]).status == 0)
+        let refused = try ShellProcess.run([path, ".rekey fresh"])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("Litestream replicates this database"))
+        #expect(refused.error.contains(".encrypt FILE writes an encrypted copy instead."))
+        #expect(Self.isPlain(path))
+        #expect(try ShellProcess.run([path, "SELECT value FROM secret"]).output == "hidden\n")
+    }
+
     @Test(".backup of an encrypted database writes an encrypted copy with the same key")
     func encryptedBackup() throws {
         let folder = try TemporaryFolder()

@@ -239,6 +239,10 @@ extension DatabaseError {
         /// cursors, sessions, attached databases, temporary tables, custom functions or collations, a trace or
         /// progress handler). Nothing changed.
         case keyChangeLosesConnectionState
+        /// ``Database/encrypt(with:cipher:)`` was asked of a database that Litestream replicates (it holds
+        /// Litestream's table `_litestream_seq`): Litestream opens the file with an SQLite of its own, which cannot
+        /// read an encrypted file, so replication would stop. Nothing changed. See <doc:ReplicatingWithLitestream>.
+        case encryptingReplicatedDatabase
 
         // MARK: Concurrency
         /// An access to a ``DatabaseQueue`` or ``DatabasePool`` (or its `close()`) was started from inside an access

@@ -157,9 +157,13 @@ extension Database {
     /// describes: interrupted, the file stays plain; a WAL database stays in WAL. In-memory and temporary
     /// databases are encrypted in place.
     ///
+    /// A database that Litestream replicates is refused: Litestream reads the file with an SQLite of its own, which
+    /// cannot read an encrypted file (<doc:ReplicatingWithLitestream>).
+    ///
     /// - Throws: ``DatabaseError/Reason/alreadyEncrypted`` on an encrypted database (use
-    ///   ``changeKey(to:cipher:)``), ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction, and the
-    ///   errors of ``changeKey(to:cipher:)``.
+    ///   ``changeKey(to:cipher:)``), ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction,
+    ///   ``DatabaseError/Reason/encryptingReplicatedDatabase`` when the database holds Litestream's table
+    ///   `_litestream_seq`, and the errors of ``changeKey(to:cipher:)``.
     ///
     /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
     public func encrypt(with key: DatabaseKey, cipher: Cipher = .default) throws {
@@ -168,6 +172,14 @@ extension Database {
                 "the database is already encrypted; use changeKey(to:cipher:)", reason: .alreadyEncrypted)
         }
         try checkNoTransaction()
+        // Litestream creates `_litestream_seq` the first time it opens a database, and never removes it.
+        if try tableExists("_litestream_seq") {
+            throw DatabaseError.misuse(
+                "Litestream replicates this database (it holds the table _litestream_seq), and Litestream cannot read "
+                    + "an encrypted file: replication would stop; to keep an encrypted copy, use export(to:key:) or "
+                    + "a changeset",
+                reason: .encryptingReplicatedDatabase)
+        }
         if let path = try mainFilePath() {
             try checkRawKey(key, cipher: cipher)
             try matchPageSize(of: cipher)

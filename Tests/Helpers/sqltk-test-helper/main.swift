@@ -24,6 +24,13 @@
 //       uses a random raw key (or passphrase) on an encrypted database at PATH, releases it, then scans its own
 //       writable memory for the key's bytes and hex text (KeyResidue.swift); prints "before N", "after N scanned
 //       BYTES" and the hits. `unzeroed-copy` also drops a copy of the raw key without zeroing it: the scan's control
+//   sqltk-test-helper replication-create PATH [KEYHEX]
+//   sqltk-test-helper replication-write PATH THREADS PAUSE [KEYHEX]
+//   sqltk-test-helper replication-verify PATH [KEYHEX]
+//       the database side of scripts/litestream-check (Replication.swift): create the table of numbered
+//       transactions; write them from THREADS threads through one DatabasePool until killed, printing "N SECONDS"
+//       after each commit, then sleeping PAUSE microseconds; check a restored file (integrity_check, the numbers it
+//       holds, its schema objects)
 //
 // Later tests add their subcommands to `commands`.
 
@@ -42,6 +49,9 @@ let commands: [String: ([String]) throws -> Void] = [
     "create-soak": createSoak,
     "soak": soak,
     "key-residue": keyResidue,
+    "replication-create": replicationCreate,
+    "replication-write": replicationWrite,
+    "replication-verify": replicationVerify,
 ]
 
 func createCounter(_ arguments: [String]) throws {
