@@ -140,44 +140,6 @@ extension ConnectionHandle {
         )
     }
 
-    /// The update hook of ``setUpdateHook(_:)`` with the schema and table names as SQLite passes them, valid only
-    /// while the closure runs: for a hook that looks at every row and keeps few, so that it makes no `String` for
-    /// the rows it drops. Setting either form replaces the other.
-    ///
-    /// Related SQLite documentation: <https://sqlite.org/c3ref/update_hook.html>
-    @discardableResult
-    public func setUnsafeUpdateHook(
-        _ hook: (
-            (
-                _ operation: AuthorizerAction, _ schema: UnsafePointer<CChar>, _ table: UnsafePointer<CChar>,
-                _ rowid: Int64
-            )
-                -> Void
-        )?
-    ) -> ResultCode {
-        setCallback(
-            hook,
-            key: CallbackKey.updateHook,
-            uninstall: {
-                _ = $0.updateHook(nil, nil)
-                return .ok
-            },
-            install: { context in
-                _ = updateHook(
-                    { context, operation, schema, table, rowid in
-                        guard let context, let schema, let table else { return }
-                        let box = ConnectionCallbackBox<
-                            (AuthorizerAction, UnsafePointer<CChar>, UnsafePointer<CChar>, Int64) -> Void
-                        >.unretained(context)
-                        box.handler(AuthorizerAction(rawValue: operation), schema, table, rowid)
-                    },
-                    context
-                )
-                return .ok
-            }
-        )
-    }
-
     /// Installs a closure that SQLite asks, while it prepares a statement, whether each action of the statement is
     /// allowed, or removes the authorizer with `nil`.
     ///

@@ -9,6 +9,7 @@ public struct ObservationLatencyRun {
     /// For each write: seconds the write access took (until it returned, its commit done).
     public var writeAlone: [Double] = []
 
+    /// An empty run.
     public init() {}
 }
 

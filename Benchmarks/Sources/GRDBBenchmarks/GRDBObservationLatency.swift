@@ -17,10 +17,12 @@ public final class GRDBObservationLatency: ObservationLatencySubject {
         }
     }
 
+    /// Writes `value` into the counter row in a write access.
     public func write(_ value: Int) throws {
         try pool.write { db in try db.execute(sql: "UPDATE counter SET value = ? WHERE id = 1", arguments: [value]) }
     }
 
+    /// Starts observing the counter row.
     public func startObserving(_ onValue: @escaping @Sendable (Int) -> Void) throws {
         let observation = ValueObservation.trackingConstantRegion { db in
             try Int.fetchOne(db, sql: "SELECT value FROM counter WHERE id = 1") ?? -1
@@ -29,6 +31,7 @@ public final class GRDBObservationLatency: ObservationLatencySubject {
             in: pool, scheduling: .async(onQueue: queue), onError: { _ in }, onChange: onValue)
     }
 
+    /// Stops observing and closes the pool.
     public func stop() {
         cancellable?.cancel()
         try? pool.close()

@@ -16,10 +16,12 @@ public final class ToolkitObservationLatency: ObservationLatencySubject {
         }
     }
 
+    /// Writes `value` into the counter row in a write access.
     public func write(_ value: Int) throws {
         try pool.write { db in try db.execute("UPDATE counter SET value = ? WHERE id = 1", value) }
     }
 
+    /// Starts observing the counter row.
     public func startObserving(_ onValue: @escaping @Sendable (Int) -> Void) throws {
         let stream = pool.observe(tables: ["counter"]) { db in
             try db.queryValue("SELECT value FROM counter WHERE id = 1", as: Int.self) ?? -1
@@ -31,6 +33,7 @@ public final class ToolkitObservationLatency: ObservationLatencySubject {
         }
     }
 
+    /// Stops observing and closes the pool.
     public func stop() {
         task?.cancel()
         pool.close()

@@ -22,8 +22,14 @@ print("|---|---|---|---|---|---|")
 for round in 1...rounds {
     // The two alternate within a round, so that a change in the machine's load falls on both.
     let subjects: [(String, () throws -> any ObservationLatencySubject)] = [
-        ("SQLiteToolkit", { try ToolkitObservationLatency(path: folder.appendingPathComponent("toolkit-\(round).sqlite").path) }),
-        ("GRDB 7.10.0", { try GRDBObservationLatency(path: folder.appendingPathComponent("grdb-\(round).sqlite").path) }),
+        (
+            "SQLiteToolkit",
+            { try ToolkitObservationLatency(path: folder.appendingPathComponent("toolkit-\(round).sqlite").path) }
+        ),
+        (
+            "GRDB 7.10.0",
+            { try GRDBObservationLatency(path: folder.appendingPathComponent("grdb-\(round).sqlite").path) }
+        ),
     ]
     for (name, make) in subjects {
         let run = try measureObservationLatency(try make(), writes: writes)

@@ -162,7 +162,7 @@ final class SerializedDatabase: @unchecked Sendable {
     static func finishAccess(_ database: Database, bodyFailed: Bool) throws {
         // A commit that no statement's end reported (a reset, or a statement run through `handle`) reaches the
         // transaction observers now, before another thread can use the connection.
-        if database.observationBroker != nil { database.deliverPendingCommit() }
+        if database.observation.isActive { database.observation.accessEnded() }
         // The error is built only when a cursor is left: building it costs more than the rest of the check.
         if database.openCursorCount > 0 {
             database.endOpenCursors(

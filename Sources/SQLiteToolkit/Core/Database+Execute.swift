@@ -229,7 +229,7 @@ extension Database {
             // Once retired (a callback closed the connection), the handle may be finalized: never touch it, and
             // release the connection now that the statement that ran the callback has returned.
             if statement.isFinalized { finishDeferredClose() } else { _ = statement.handle.reset() }
-            if observationBroker != nil { observedStatementEnded(statement, succeeded: !stepFailed) }
+            statement.tellObservers(succeeded: !stepFailed)
             statementCache.checkIn(statement)
         }
         do {

@@ -67,9 +67,10 @@ public final class Database {
     @exclusivity(unchecked) @usableFromInline var isBackupDestination = false
     /// Set when ``close()`` was called while ``isBackupDestination`` was set.
     @exclusivity(unchecked) var closeRequestedDuringBackup = false
-    /// The transaction observers and what the transaction in progress changed; `nil` while no observer is
-    /// registered, so that a statement's end costs one load then (see Database+TransactionObservers.swift).
-    @exclusivity(unchecked) @usableFromInline var observationBroker: TransactionObservationBroker?
+    /// The transaction observers and what the transaction in progress changed, shared with every statement of the
+    /// connection, so that a statement's end asks whether an observer is registered without going through its
+    /// unowned reference to the connection (see Database+TransactionObservers.swift).
+    @usableFromInline let observation = TransactionObservationBroker()
 
     /// Opens (and by default creates) a database.
     ///
@@ -183,8 +184,9 @@ public final class Database {
         statementCache.removeAll()
         // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
         busyMode = .immediateError
-        // The observers are released with the connection's hooks; an observer running now is kept by its caller.
-        observationBroker = nil
+        // The hooks go first: when this close is deferred, SQLite still runs a statement that may call them. An
+        // observer running now is kept by its caller.
+        observation.removeAll(from: connection)
     }
 
     /// Closes the SQLite connection and opens a new one to the same path, with the same configuration and busy mode:
@@ -365,7 +367,7 @@ public final class Database {
     func register(_ statement: Statement) -> Statement {
         liveStatements[ObjectIdentifier(statement)] = Unmanaged.passUnretained(statement)
         // The tables the authorizer saw this statement write while it was prepared, for the transaction observers.
-        if let observationBroker { statement.writtenTables = observationBroker.takeAuthorizedWrites() }
+        if observation.isActive { statement.writtenTables = observation.takeAuthorizedWrites() }
         return statement
     }
 

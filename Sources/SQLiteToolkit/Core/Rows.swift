@@ -108,11 +108,10 @@ public final class Rows {
             _ = statement.finalizedError()
             return
         }
-        let database = statement.database
-        database.openCursorCount -= 1
+        statement.database.openCursorCount -= 1
         _ = statement.handle.reset()
-        if database.observationBroker != nil { database.observedStatementEnded(statement, succeeded: failure == nil) }
-        if returnsToCache { database.statementCache.checkIn(statement) }
+        statement.tellObservers(succeeded: failure == nil)
+        if returnsToCache { statement.database.statementCache.checkIn(statement) }
     }
 }
 

@@ -186,12 +186,21 @@ extension Statement {
         checksColumnsAfterStep = true
         guard code == .done else {
             let error = database.error(code, sql: sql)
-            if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: false) }
+            tellObservers(succeeded: false)
             throw error
         }
-        if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: true) }
+        tellObservers(succeeded: true)
         if isFinalized { database.finishDeferredClose() }
         return false
+    }
+
+    /// Tells the connection's transaction observers, if any, that the statement ended (see
+    /// TransactionObservationBroker.swift): one load when there are none.
+    @inlinable @inline(__always)
+    func tellObservers(succeeded: Bool) {
+        guard observation.isActive else { return }
+        // Guaranteed, not retained: the statement holds the broker for as long as this call runs.
+        Unmanaged.passUnretained(observation)._withUnsafeGuaranteedRef { $0.statementEnded(self, succeeded: succeeded) }
     }
 
     /// Resets the statement so it can run again; bindings are kept.
@@ -203,7 +212,7 @@ extension Statement {
         checksColumnsAfterStep = true
         _ = handle.reset()
         // A write with `RETURNING` commits when it is reset before its last row.
-        if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: true) }
+        tellObservers(succeeded: true)
     }
 
     /// Sets every parameter back to NULL.
@@ -232,13 +241,22 @@ extension Statement {
         guard !hasOpenCursor else { throw inUseError() }
         var code = handle.step()
         while code == .row { code = handle.step() }
-        // The error is made before the reset, and before an observer runs SQL of its own.
-        let error = code == .done ? nil : database.error(code, sql: sql)
+        if code != .done { try runFailed(code) }
         _ = handle.reset()
-        if database.observationBroker != nil { database.observedStatementEnded(self, succeeded: error == nil) }
+        tellObservers(succeeded: true)
         // A callback may have closed the connection while the statement ran: release it now that it returned.
         if isFinalized { database.finishDeferredClose() }
-        if let error { throw error }
+    }
+
+    /// The end of ``run()`` after a failed step: resets, tells the observers, and throws the step's error, made
+    /// first (an observer may run SQL, which would replace the connection's error message).
+    @usableFromInline
+    func runFailed(_ code: ResultCode) throws {
+        let error = database.error(code, sql: sql)
+        _ = handle.reset()
+        tellObservers(succeeded: false)
+        if isFinalized { database.finishDeferredClose() }
+        throw error
     }
 
     @usableFromInline

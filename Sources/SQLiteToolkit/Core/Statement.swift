@@ -60,6 +60,9 @@ public final class Statement {
     /// The column position to try first for the next read by name: the one after the last found. Always an index
     /// into ``nameLookup``: both change together.
     @exclusivity(unchecked) @usableFromInline var nameGuess = 0
+    /// The connection's transaction observers, read at each end of the statement without going through the
+    /// unowned ``database`` (each use of which retains and releases the connection).
+    @usableFromInline let observation: TransactionObservationBroker
     /// The tables the statement may write (its triggers' included), as SQLite's authorizer named them while
     /// transaction observers were registered; empty otherwise (see TransactionObservationBroker.swift).
     @exclusivity(unchecked) var writtenTables: [String] = []
@@ -67,6 +70,10 @@ public final class Statement {
     @exclusivity(unchecked) var watchedWrites: [String] = []
     /// The broker's generation ``watchedWrites`` was computed for.
     @exclusivity(unchecked) var watchedWritesGeneration = -1
+    /// Whether ``watchedWrites`` is not empty, as of ``watchedWritesGeneration``.
+    @exclusivity(unchecked) var hasWatchedWrites = false
+    /// Whether ``writtenTables`` is not empty, as of ``watchedWritesGeneration``.
+    @exclusivity(unchecked) var writesTables = false
     /// ``savepointCommand``, once read.
     @exclusivity(unchecked) private var parsedSavepointCommand: SavepointCommand?
     /// What the statement does to savepoints, read from its SQL on first use.
@@ -122,6 +129,7 @@ public final class Statement {
         self.readableColumnCount = Int(columnCount)
         self.isReadOnly = handle.isReadOnly()
         self.dateStorage = database.configuration.dateStorage
+        self.observation = database.observation
     }
 
     deinit {

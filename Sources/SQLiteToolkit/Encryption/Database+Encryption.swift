@@ -317,7 +317,7 @@ extension Database {
         if openCursorCount > 0 { throw refuse("its open cursors") }
         if !liveSessions.isEmpty { throw refuse("its sessions") }
         if callbackScope.hasTraceOrProgressHandler { throw refuse("its trace or progress handler") }
-        if observationBroker != nil { throw refuse("its transaction observers") }
+        if observation.isActive { throw refuse("its transaction observers") }
         let schemas = try query("PRAGMA database_list").map { try $0.value(at: 1) as String }
         if schemas.contains(where: { $0 != "main" && $0 != "temp" }) { throw refuse("its attached databases") }
         if try queryValue("SELECT count(*) FROM temp.sqlite_schema", as: Int.self) != 0 {

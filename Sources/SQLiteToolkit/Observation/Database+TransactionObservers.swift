@@ -107,45 +107,20 @@ extension Database {
         _ observer: @escaping (DatabaseTransactionChanges) -> Void
     ) throws -> TransactionObserverID {
         let connection = try connection()
-        let broker: TransactionObservationBroker
-        if let existing = observationBroker {
-            broker = existing
-        } else {
-            broker = TransactionObservationBroker()
-            observationBroker = broker
-        }
-        let id = broker.add(tables: tables, includingRowChanges: includingRowChanges, observer)
-        broker.install(on: connection)
+        let id = observation.add(tables: tables, includingRowChanges: includingRowChanges, observer)
+        observation.install(on: connection)
         return id
     }
 
     /// Removes a transaction observer and releases its closure; does nothing for one already removed, or once the
     /// connection is closed (closing released them all).
     public func removeTransactionObserver(_ id: TransactionObserverID) {
-        guard let broker = observationBroker else { return }
-        broker.remove(id)
-        guard let connection = handle else { return }
-        if broker.isEmpty {
-            broker.uninstall(from: connection)
-            observationBroker = nil
+        guard observation.isActive, let connection = handle else { return }
+        observation.remove(id)
+        if observation.isEmpty {
+            observation.uninstall(from: connection)
         } else {
-            broker.install(on: connection)
+            observation.install(on: connection)
         }
-    }
-
-    /// Delivers a commit whose statement ended without passing through ``observedStatementEnded(_:succeeded:)``:
-    /// one committed by a reset (a write with `RETURNING` read to its first row only), or by a statement run
-    /// through ``handle``. Called at the end of each access of a queue or a pool.
-    func deliverPendingCommit() {
-        guard let broker = observationBroker, let connection = handle else { return }
-        broker.statementEnded(nil, succeeded: true, on: connection, database: self)
-    }
-
-    /// Tells the observers that `statement` ended (its step gave no row, or it was reset), so that writes are
-    /// recorded, savepoints followed, and a commit delivered.
-    @usableFromInline
-    func observedStatementEnded(_ statement: Statement, succeeded: Bool) {
-        guard let broker = observationBroker, let connection = handle else { return }
-        broker.statementEnded(statement, succeeded: succeeded, on: connection, database: self)
     }
 }

@@ -7,11 +7,12 @@ import SQLiteBindings
 /// hook), and a row of a rowid table changed (the update hook). It says nothing when a savepoint is rolled back to, nor
 /// which tables a statement wrote when they have no rowid. So the broker also learns, through the authorizer, which
 /// tables each statement may write (at prepare time, kept by the ``Statement``), and hears from the statements
-/// themselves when each one ends (``statementEnded(_:succeeded:on:database:)``): a statement that changed rows
+/// themselves when each one ends (``statementEnded(_:succeeded:)``): a statement that changed rows
 /// records its tables; `SAVEPOINT`, `RELEASE` and `ROLLBACK TO` move marks in what was recorded; and a statement
 /// that ends in autocommit mode after the commit hook ran has committed, which is when the observers are told.
 ///
-/// Belongs to its connection's thread, like the connection.
+/// One broker per connection, made with it and shared by its statements, which check ``isActive`` as they end (a
+/// `let` of theirs: no reference counting). Belongs to its connection's thread, like the connection.
 @usableFromInline
 final class TransactionObservationBroker {
     /// One registered observer.
@@ -23,33 +24,60 @@ final class TransactionObservationBroker {
         let callback: (DatabaseTransactionChanges) -> Void
     }
 
-    private var observers: [Observer] = []
-    private var nextID = 0
+    @exclusivity(unchecked) private var observers: [Observer] = []
+    @exclusivity(unchecked) private var nextID = 0
     /// Changes on each add and remove, so that a statement recomputes which of its tables are watched.
-    private(set) var generation = 0
+    @exclusivity(unchecked) private(set) var generation = 0
     /// Every watched table's lowercased name, or `nil` when an observer watches all.
-    private var watchedTables: Set<String>? = []
-    /// The lowercased UTF-8 names of the tables whose rows an observer wants, or `nil` for all; empty when none
-    /// wants rows (the update hook is then not installed).
-    private var rowTables: [[UInt8]]? = []
-    private var wantsRows: Bool { rowTables.map { !$0.isEmpty } ?? true }
+    @exclusivity(unchecked) private var watchedTables: Set<String>? = []
+    /// Whether an observer wants the rows of every table.
+    @exclusivity(unchecked) private var wantsAllRows = false
+    /// The lowercased UTF-8 names of the tables whose rows an observer wants, each followed by a 0, then one more 0;
+    /// `nil` when none wants rows of named tables. A buffer of its own, read by the update hook for every changed
+    /// row without reference counting.
+    @exclusivity(unchecked) private var rowTableNames: UnsafeMutableBufferPointer<UInt8>?
+    /// For each byte, whether one of those names starts with it, in either ASCII case: most changed rows are of a
+    /// table whose name starts with none of them, and are dropped after one load.
+    private let rowTableFirstBytes = UnsafeMutableBufferPointer<Bool>.allocate(capacity: 256)
+    private var wantsRows: Bool { wantsAllRows || rowTableNames != nil }
+    /// Whether observers are registered and the hooks installed: statements tell the broker when they end only then.
+    @exclusivity(unchecked) @usableFromInline private(set) var isActive = false
 
     // The transaction in progress.
     /// Tables changed, in order, with repeats: marks of savepoints are counts of this list.
-    private var changedTables: [String] = []
+    @exclusivity(unchecked) private var changedTables: [String] = []
     /// Rows changed, in order.
-    private var rowChanges: [DatabaseRowChange] = []
+    @exclusivity(unchecked) private var rowChanges: [DatabaseRowChange] = []
     /// The open savepoints, outermost first: each one's name and the counts of the lists when it began.
-    private var savepoints: [(name: String, tableCount: Int, rowCount: Int)] = []
+    @exclusivity(unchecked) private var savepoints: [(name: String, tableCount: Int, rowCount: Int)] = []
+    /// ``rowChanges``'s count, kept beside it so that a statement's end reads it without reference counting.
+    @exclusivity(unchecked) private var rowChangeCount = 0
     /// The count of ``rowChanges`` when the last statement ended: the rows after it belong to the running statement.
-    private var statementRowMark = 0
+    @exclusivity(unchecked) private var statementRowMark = 0
     /// Set by the commit hook: the statement running now commits, unless its commit fails.
-    private var commitRequested = false
+    @exclusivity(unchecked) private var commitRequested = false
     /// Tables the authorizer saw written since the last statement took them: by the statement being prepared, or by
     /// the one being re-prepared while it runs.
-    private var authorizedWrites: [String] = []
+    @exclusivity(unchecked) private var authorizedWrites: [String] = []
+    /// Whether ``authorizedWrites`` is not empty.
+    @exclusivity(unchecked) private var hasAuthorizedWrites = false
+
+    /// The connection whose hooks report to this broker, set when they are installed.
+    @exclusivity(unchecked) private var connection: ConnectionHandle?
 
     var isEmpty: Bool { observers.isEmpty }
+
+    /// Records a row the update hook reported, when an observer wants the rows of its table.
+    fileprivate func rowChanged(
+        _ operation: Int32, schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>, rowid: Int64
+    ) {
+        guard wantsRows(of: table) else { return }
+        let action = AuthorizerAction(rawValue: operation)
+        let kind: DatabaseRowChange.Kind = action == .insert ? .insert : action == .delete ? .delete : .update
+        rowChanges.append(
+            DatabaseRowChange(kind: kind, schema: String(cString: schema), table: String(cString: table), rowID: rowid))
+        rowChangeCount += 1
+    }
 
     // MARK: - Observers
 
@@ -84,7 +112,32 @@ final class TransactionObservationBroker {
             }
         }
         watchedTables = watched
-        rowTables = rows.map { $0.map { Array($0.utf8) } }
+        wantsAllRows = rows == nil
+        rowTableNames?.deallocate()
+        rowTableNames = nil
+        rowTableFirstBytes.update(repeating: false)
+        for name in rows ?? [] {
+            guard let first = name.utf8.first else { continue }
+            rowTableFirstBytes[Int(first)] = true
+            if first >= UInt8(ascii: "a") && first <= UInt8(ascii: "z") { rowTableFirstBytes[Int(first - 0x20)] = true }
+        }
+        if let rows, !rows.isEmpty {
+            var bytes: [UInt8] = []
+            for name in rows { bytes += Array(name.utf8) + [0] }
+            bytes.append(0)
+            let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = buffer.initialize(from: bytes)
+            rowTableNames = buffer
+        }
+    }
+
+    init() {
+        rowTableFirstBytes.initialize(repeating: false)
+    }
+
+    deinit {
+        rowTableNames?.deallocate()
+        rowTableFirstBytes.deallocate()
     }
 
     /// Whether an observer watches `table`.
@@ -95,20 +148,33 @@ final class TransactionObservationBroker {
 
     /// Whether an observer wants the rows of `table`, compared without making a `String`: the update hook asks for
     /// every changed row, and most rows of a busy database are of tables nobody watches.
+    @inline(__always)
     private func wantsRows(of table: UnsafePointer<CChar>) -> Bool {
-        guard let rowTables else { return true }
-        for name in rowTables where Self.cString(table, equalsLowercased: name) { return true }
-        return false
+        if wantsAllRows { return true }
+        guard rowTableFirstBytes[Int(UInt8(bitPattern: table[0]))] else { return false }
+        return wantsRows(ofCandidate: table)
     }
 
-    static func cString(_ string: UnsafePointer<CChar>, equalsLowercased name: [UInt8]) -> Bool {
-        var index = 0
-        while true {
-            let byte = UInt8(bitPattern: string[index])
-            if index == name.count { return byte == 0 }
-            if byte == 0 || asciiLowercase(byte) != name[index] { return false }
-            index += 1
+    /// ``wantsRows(of:)`` for a table whose name starts as a watched one does: compares it with each.
+    @inline(never)
+    private func wantsRows(ofCandidate table: UnsafePointer<CChar>) -> Bool {
+        guard let names = rowTableNames else { return false }
+        var start = 0
+        while names[start] != 0 {
+            // Compare `table` with the name at `start`, then move to the next name.
+            var index = 0
+            var matches = true
+            while names[start + index] != 0 {
+                if matches {
+                    let byte = UInt8(bitPattern: table[index])
+                    matches = byte != 0 && Self.asciiLowercase(byte) == names[start + index]
+                }
+                index += 1
+            }
+            if matches && table[index] == 0 { return true }
+            start += index + 1
         }
+        return false
     }
 
     private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
@@ -125,22 +191,20 @@ final class TransactionObservationBroker {
     /// Installs the hooks and the authorizer (again, after the observers changed: setting the authorizer makes
     /// SQLite prepare every statement again, so each learns its tables anew).
     func install(on connection: ConnectionHandle) {
+        self.connection = connection
+        isActive = true
         connection.setCommitHook { [self] in
             commitRequested = true
             return false
         }
         connection.setRollbackHook { [self] in clearTransaction() }
+        // The update hook is called for every row every statement changes, so it is a C function given this broker
+        // unretained, not a closure in a box: the connection's ``Database`` uninstalls it before it releases the
+        // broker (when the last observer goes, and when the connection closes).
         if wantsRows {
-            connection.setUnsafeUpdateHook({ [self] operation, schema, table, rowid in
-                guard wantsRows(of: table) else { return }
-                let kind: DatabaseRowChange.Kind =
-                    operation == .insert ? .insert : operation == .delete ? .delete : .update
-                rowChanges.append(
-                    DatabaseRowChange(
-                        kind: kind, schema: String(cString: schema), table: String(cString: table), rowID: rowid))
-            })
+            _ = connection.updateHook(brokerUpdateHook, Unmanaged.passUnretained(self).toOpaque())
         } else {
-            connection.setUnsafeUpdateHook(nil)
+            _ = connection.updateHook(nil, nil)
         }
         let deletesRowByRow = wantsRows
         _ = connection.setAuthorizer { [self] action, table, _, _, _ in
@@ -148,6 +212,7 @@ final class TransactionObservationBroker {
                 !table.utf8.starts(with: "sqlite_".utf8)
             else { return .ok }
             if authorizedWrites.last != table { authorizedWrites.append(table) }
+            hasAuthorizedWrites = true
             // SQLite's documented way to turn off the truncate optimization, which deletes every row of a table
             // without reporting one: the DELETE still runs, row by row.
             return action == .delete && deletesRowByRow ? .ignore : .ok
@@ -157,14 +222,24 @@ final class TransactionObservationBroker {
     func uninstall(from connection: ConnectionHandle) {
         connection.setCommitHook(nil)
         connection.setRollbackHook(nil)
-        connection.setUnsafeUpdateHook(nil)
+        _ = connection.updateHook(nil, nil)
         _ = connection.setAuthorizer(nil)
         clearTransaction()
+        isActive = false
+        self.connection = nil
+    }
+
+    /// Removes every observer and the hooks: the connection closes.
+    func removeAll(from connection: ConnectionHandle) {
+        if isActive { uninstall(from: connection) }
+        observers.removeAll()
+        observersChanged()
     }
 
     private func clearTransaction() {
         changedTables.removeAll(keepingCapacity: true)
         rowChanges.removeAll(keepingCapacity: true)
+        rowChangeCount = 0
         savepoints.removeAll()
         statementRowMark = 0
         commitRequested = false
@@ -174,17 +249,30 @@ final class TransactionObservationBroker {
 
     /// The tables the authorizer saw written since the last call: those of the statement just prepared.
     func takeAuthorizedWrites() -> [String] {
+        hasAuthorizedWrites = false
         defer { authorizedWrites.removeAll() }
         return authorizedWrites
     }
 
-    /// A statement ended (`statement` is `nil` at the end of an access, for a commit nothing else reported): records
-    /// the tables it changed, follows savepoints, and delivers a commit.
-    func statementEnded(
-        _ statement: Statement?, succeeded: Bool, on connection: ConnectionHandle, database: Database
-    ) {
-        if let statement { record(statement, succeeded: succeeded, on: connection) }
-        statementRowMark = rowChanges.count
+    /// A statement ended (its step gave no row, or it was reset): records the tables it changed, follows savepoints,
+    /// and delivers a commit.
+    @usableFromInline
+    func statementEnded(_ statement: Statement, succeeded: Bool) {
+        guard let connection else { return }
+        record(statement, succeeded: succeeded, on: connection)
+        finishStatement(succeeded: succeeded, on: connection)
+    }
+
+    /// An access of a queue or a pool ended: delivers a commit that no statement's end reported (one made by a
+    /// reset, or by a statement run through `handle`).
+    func accessEnded() {
+        guard let connection else { return }
+        finishStatement(succeeded: true, on: connection)
+    }
+
+    /// Marks where the next statement's rows start, and delivers the commit the statement made, if any.
+    private func finishStatement(succeeded: Bool, on connection: ConnectionHandle) {
+        statementRowMark = rowChangeCount
         guard commitRequested else { return }
         if !connection.isAutocommit() {
             // The commit failed and its transaction is still open (a busy lock, a deferred foreign key): the changes
@@ -199,30 +287,35 @@ final class TransactionObservationBroker {
         deliver()
     }
 
+    @inline(__always)
     private func record(_ statement: Statement, succeeded: Bool, on connection: ConnectionHandle) {
-        if !authorizedWrites.isEmpty {
+        if hasAuthorizedWrites {
             // Re-prepared while it ran (the schema or the authorizer changed): its program, and its tables, are new.
             for table in takeAuthorizedWrites() where !statement.writtenTables.contains(table) {
                 statement.writtenTables.append(table)
             }
             statement.watchedWritesGeneration = generation &- 1
         }
+        // Flags rather than the arrays on this path, which every statement takes: no reference counting.
         if statement.watchedWritesGeneration != generation {
             statement.watchedWrites = statement.writtenTables.filter(isWatched)
+            statement.hasWatchedWrites = !statement.watchedWrites.isEmpty
+            statement.writesTables = !statement.writtenTables.isEmpty
             statement.watchedWritesGeneration = generation
         }
         if succeeded {
             // `changes()` is the count of the rows the statement changed itself: no row, no trigger ran either.
-            if !statement.watchedWrites.isEmpty && connection.changes() > 0 {
+            if statement.hasWatchedWrites && connection.changes() > 0 {
                 changedTables.append(contentsOf: statement.watchedWrites)
             }
             // Only a statement that writes no table can be a savepoint's: parsed once, for those alone.
-            if statement.writtenTables.isEmpty { followSavepoint(statement.savepointCommand) }
+            if !statement.writesTables { followSavepoint(statement.savepointCommand) }
         } else if connection.changes() == 0 {
             // SQLite undid the failed statement's changes (its default, ABORT, sets the count to 0; FAIL keeps the
             // rows done and their count): forget the rows the update hook reported meanwhile.
-            if statementRowMark < rowChanges.count { rowChanges.removeSubrange(statementRowMark...) }
-        } else if !statement.watchedWrites.isEmpty {
+            if statementRowMark < rowChangeCount { rowChanges.removeSubrange(statementRowMark...) }
+            rowChangeCount = rowChanges.count
+        } else if statement.hasWatchedWrites {
             changedTables.append(contentsOf: statement.watchedWrites)
         }
     }
@@ -232,7 +325,7 @@ final class TransactionObservationBroker {
         case .none:
             return
         case .begin(let name):
-            savepoints.append((name, changedTables.count, rowChanges.count))
+            savepoints.append((name, changedTables.count, rowChangeCount))
         case .release(let name):
             guard let index = savepoints.lastIndex(where: { Self.namesMatch($0.name, name) }) else { return }
             savepoints.removeSubrange(index...)
@@ -241,7 +334,8 @@ final class TransactionObservationBroker {
             let mark = savepoints[index]
             changedTables.removeSubrange(mark.tableCount...)
             rowChanges.removeSubrange(mark.rowCount...)
-            statementRowMark = rowChanges.count
+            rowChangeCount = rowChanges.count
+            statementRowMark = rowChangeCount
             savepoints.removeSubrange((index + 1)...)
         }
     }
@@ -267,6 +361,17 @@ final class TransactionObservationBroker {
             }
             observer.callback(changes)
         }
+    }
+}
+
+/// The update hook of a connection with observers: `context` is its broker, unretained.
+private func brokerUpdateHook(
+    _ context: UnsafeMutableRawPointer?, _ operation: Int32, _ schema: UnsafePointer<CChar>?,
+    _ table: UnsafePointer<CChar>?, _ rowid: Int64
+) {
+    guard let context, let schema, let table else { return }
+    Unmanaged<TransactionObservationBroker>.fromOpaque(context)._withUnsafeGuaranteedRef {
+        $0.rowChanged(operation, schema: schema, table: table, rowid: rowid)
     }
 }
 
