@@ -67,6 +67,8 @@ public final class Database {
     @exclusivity(unchecked) @usableFromInline var isBackupDestination = false
     /// Set when ``close()`` was called while ``isBackupDestination`` was set.
     @exclusivity(unchecked) var closeRequestedDuringBackup = false
+    /// The cross-process write gate, opened by the first write transaction when the configuration asks for it.
+    var writeGate: WriteGate?
 
     /// Opens (and by default creates) a database.
     ///
@@ -180,6 +182,8 @@ public final class Database {
         statementCache.removeAll()
         // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
         busyMode = .immediateError
+        writeGate?.close()
+        writeGate = nil
     }
 
     /// Closes the SQLite connection and opens a new one to the same path, with the same configuration and busy mode:
