@@ -26,7 +26,7 @@ extension Database {
     /// With ``Configuration/usesWriteGate``, an immediate or exclusive transaction first waits for the write gate,
     /// which ``commit()`` and ``rollback()`` give back.
     public func beginTransaction(_ kind: TransactionKind = .immediate) throws {
-        if configuration.usesWriteGate && kind != .deferred && !isInTransaction {
+        if configuration.usesWriteGate && kind != .deferred {
             try beginGatedTransaction(kind)
         } else {
             try runTransactionStatement(.begin(kind))
@@ -50,7 +50,8 @@ extension Database {
             releaseWriteGate()
             throw error
         }
-        releaseWriteGate()
+        // Committed: no transaction is open.
+        writeGate?.release()
     }
 
     /// Rolls back the open transaction; does nothing when none is open (SQLite may have rolled it back already).

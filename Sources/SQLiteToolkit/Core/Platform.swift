@@ -319,13 +319,15 @@ func zeroBytes(_ bytes: UnsafeMutableRawBufferPointer) {
 /// takes a lock on the database file itself: SQLite's own locks live there). The kernel queues a blocking request
 /// behind the holder and behind the requests already waiting, which is what makes the gate fair; a request is never
 /// taken back, so a wait with a time limit runs on a thread of its own (`WriteGate`).
-final class LockFile {
+///
+/// A value holding the descriptor (or handle), so that taking and giving back the lock costs a system call and
+/// nothing else; its owner calls ``close()`` once.
+struct LockFile {
     #if os(Windows)
         private let handle: HANDLE
     #else
         private let descriptor: Int32
     #endif
-    private var isClosed = false
 
     /// Opens (and creates when missing) the file at `path`, read-write, or read-only when writing is refused: a lock
     /// needs no write access.
@@ -352,8 +354,6 @@ final class LockFile {
             descriptor = opened
         #endif
     }
-
-    deinit { close() }
 
     /// Takes the lock if no other open file holds it; `false` at once otherwise.
     func tryLock() -> Bool {
@@ -394,10 +394,8 @@ final class LockFile {
         #endif
     }
 
-    /// Closes the file, which gives back a lock it holds. Closing twice does nothing.
+    /// Closes the file, which gives back a lock it holds.
     func close() {
-        guard !isClosed else { return }
-        isClosed = true
         #if os(Windows)
             _ = CloseHandle(handle)
         #else

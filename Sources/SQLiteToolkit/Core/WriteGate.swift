@@ -24,14 +24,20 @@ import Dispatch
 /// the request stays queued: the connection's next transaction waits for it again, and when it is granted with
 /// nobody waiting it is given back at once. One such thread at most per connection.
 final class WriteGate {
+    // The properties are used on the connection's thread only, like the connection itself: no exclusivity checks
+    // on the path every write transaction takes.
     /// The two lock files, while no waiting thread has them.
-    private var files: WriteGateFiles?
+    @exclusivity(unchecked) private var files: WriteGateFiles?
+    /// Copies of the locks of ``files``, set and cleared with it: the fast path takes them without touching a
+    /// reference count.
+    @exclusivity(unchecked) private var queueLock: LockFile?
+    @exclusivity(unchecked) private var gateLock: LockFile?
     /// A wait that ran out of time and is still queued in the kernel, or ended with nobody waiting for it.
-    private var pending: WriteGateWaiter?
+    @exclusivity(unchecked) private var pending: WriteGateWaiter?
     private let queuePath: String
     private let gatePath: String
     /// Whether this connection holds the gate.
-    private(set) var isHeld = false
+    @exclusivity(unchecked) private(set) var isHeld = false
 
     /// The gate of the database file at `databasePath`.
     init(databasePath: String) {
@@ -41,13 +47,31 @@ final class WriteGate {
 
     deinit { close() }
 
+    private func setFiles(_ files: WriteGateFiles?) {
+        self.files = files
+        queueLock = files?.queue
+        gateLock = files?.gate
+    }
+
+    /// Takes the gate when nobody holds it or waits for it, or when this connection holds it already: `true`
+    /// then. Two system calls when it succeeds (three with the queue's release), nothing else.
+    @inline(__always)
+    func tryAcquire() -> Bool {
+        if isHeld { return true }
+        guard let queueLock, let gateLock, queueLock.tryLock() else { return false }
+        let took = gateLock.tryLock()
+        queueLock.unlock()
+        isHeld = took
+        return took
+    }
+
     /// Takes the gate, waiting as `busyMode` allows; does nothing when this connection holds it already (a
     /// transaction that SQL text ended, `COMMIT` through `execute`, keeps it until the next one ends).
     ///
     /// - Throws: `SQLITE_BUSY` with ``DatabaseError/Reason/writeGateTimeout`` when the wait ran out of time;
     ///   `SQLITE_CANTOPEN` or `SQLITE_IOERR_LOCK` when the files cannot be opened or locked.
     func acquire(busyMode: Database.BusyMode) throws {
-        if isHeld { return }
+        if tryAcquire() { return }
         if let waiter = pending {
             pending = nil
             if waiter.adopt() {
@@ -57,7 +81,7 @@ final class WriteGate {
             // It ended while nobody waited for it, and closed its files.
         }
         let files = try self.files ?? WriteGateFiles(queuePath: queuePath, gatePath: gatePath)
-        self.files = files
+        setFiles(files)
         let holdsQueue = files.queue.tryLock()
         if holdsQueue && files.gate.tryLock() {
             files.queue.unlock()
@@ -69,7 +93,7 @@ final class WriteGate {
             throw WriteGate.timeoutError(seconds: 0)
         }
         // The files belong to the waiting thread until it ends.
-        self.files = nil
+        setFiles(nil)
         let waiter = WriteGateWaiter(files: files)
         waiter.start(holdsQueue: holdsQueue)
         try wait(for: waiter, busyMode: busyMode)
@@ -96,10 +120,10 @@ final class WriteGate {
         if outcome == nil { outcome = waiter.abandon() }
         switch outcome {
         case .acquired(let files):
-            self.files = files
+            setFiles(files)
             isHeld = true
         case .failed(let code, let files):
-            self.files = files
+            setFiles(files)
             throw DatabaseError(
                 extendedCode: .ioerrLock, message: "cannot lock the write gate \(gatePath): error \(code)")
         case nil:
@@ -109,17 +133,18 @@ final class WriteGate {
     }
 
     /// Gives the gate back, if this connection holds it.
+    @inline(__always)
     func release() {
         guard isHeld else { return }
         isHeld = false
-        files?.gate.unlock()
+        gateLock?.unlock()
     }
 
     /// Gives the gate back and closes the files; a thread still waiting closes its files when its request ends.
     func close() {
         release()
         files?.close()
-        files = nil
+        setFiles(nil)
         pending = nil
     }
 
@@ -139,13 +164,24 @@ final class WriteGateFiles: @unchecked Sendable {
     // and used by one of them at a time.
     let queue: LockFile
     let gate: LockFile
+    private var isClosed = false
 
     init(queuePath: String, gatePath: String) throws {
         queue = try LockFile(path: queuePath)
-        gate = try LockFile(path: gatePath)
+        do {
+            gate = try LockFile(path: gatePath)
+        } catch {
+            queue.close()
+            throw error
+        }
     }
 
+    deinit { close() }
+
+    /// Closes both files, which gives back their locks. Closing twice does nothing.
     func close() {
+        guard !isClosed else { return }
+        isClosed = true
         queue.close()
         gate.close()
     }
@@ -227,19 +263,30 @@ final class WriteGateWaiter: @unchecked Sendable {
 
 extension Database {
     /// Takes the write gate, then begins the transaction; gives the gate back when `BEGIN` fails. Without a file
-    /// (an in-memory or temporary database) or on a read-only connection, only begins.
+    /// (an in-memory or temporary database) or on a read-only connection, only begins; inside a transaction, leaves
+    /// the gate as it is and lets SQLite refuse the `BEGIN`.
     func beginGatedTransaction(_ kind: TransactionKind) throws {
-        let connection = try connection()
-        if writeGate == nil, connection.readOnlyState("main") == 0,
-            let file = connection.filename(schema: "main"), !file.isEmpty
-        {
-            writeGate = WriteGate(databasePath: file)
+        let wasHeld = writeGate?.isHeld ?? false
+        if let writeGate, writeGate.tryAcquire() {
+            // The fast path: nobody holds or waits for the gate.
+        } else {
+            let connection = try connection()
+            guard connection.isAutocommit() else {
+                try runTransactionStatement(.begin(kind))
+                return
+            }
+            if writeGate == nil, connection.readOnlyState("main") == 0,
+                let file = connection.filename(schema: "main"), !file.isEmpty
+            {
+                writeGate = WriteGate(databasePath: file)
+            }
+            try writeGate?.acquire(busyMode: busyMode)
         }
-        try writeGate?.acquire(busyMode: busyMode)
         do {
             try runTransactionStatement(.begin(kind))
         } catch {
-            writeGate?.release()
+            // Kept only by the transaction that was open already and took it.
+            if !wasHeld || !isInTransaction { writeGate?.release() }
             throw error
         }
     }
