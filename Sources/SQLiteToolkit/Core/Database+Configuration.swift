@@ -58,7 +58,7 @@ extension Database {
         /// for its write lock. Default `false`.
         ///
         /// With it, ``Database/beginTransaction(_:)`` of an immediate or exclusive transaction (and so every
-        /// ``Database/transaction(_:_:)``, ``DatabaseQueue/write(_:)`` and ``DatabasePool/write(_:)``) first takes
+        /// ``Database/transaction(_:_:)`` and the `write` of ``DatabaseQueue`` and ``DatabasePool``) first takes
         /// a kernel file lock beside the database (`DATABASE-writegate`, queued through `DATABASE-writequeue`), and
         /// ``Database/commit()`` or ``Database/rollback()`` gives it back. Writers that use it take turns in the
         /// order they asked, however long each holds the lock, where SQLite's own locks have no queue and a
