@@ -38,4 +38,23 @@ struct DocsConcurrencyTests {
         }
         #expect(names == ["Arthur"])
     }
+
+    @Test("writers that opt in to the write gate take turns across processes")
+    func writeGate() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let setUp = try Database(path: path)
+            try setUp.execute("CREATE TABLE counter (value INTEGER NOT NULL)")
+            try setUp.execute("INSERT INTO counter (value) VALUES (0)")
+            setUp.close()
+            var configuration = Database.Configuration()
+            configuration.usesWriteGate = true  // every writer of the file should set it
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.write { db in
+                try db.execute("UPDATE counter SET value = value + 1")
+            }
+            #expect(try queue.read { db in try db.queryValue("SELECT value FROM counter", as: Int.self) } == 1)
+            #expect(TemporaryFile.exists(path + "-writegate"))
+            queue.close()
+        }
+    }
 }

@@ -112,11 +112,20 @@ extension ToolkitImplementation {
         (ProcessInfo.processInfo.environment["SQLTK_BENCH_POOL_PRAGMAS"] ?? "")
         .split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
 
+    /// Whether the writes of `pool-write` and `pool-write-with-reads` go through the cross-process write gate
+    /// (`Configuration.usesWriteGate`): `SQLTK_BENCH_WRITE_GATE=1`, for what the gate costs a single writer.
+    private static let usesWriteGate = ProcessInfo.processInfo.environment["SQLTK_BENCH_WRITE_GATE"] == "1"
+
     /// A pool of at least `readers` readers (the default 5 otherwise), the table of integers written.
-    private func makePool(size: WorkloadSize, location: DatabaseLocation, readers: Int = 0) throws -> DatabasePool {
+    private func makePool(
+        size: WorkloadSize, location: DatabaseLocation, readers: Int = 0, usesWriteGate: Bool = false
+    ) throws -> DatabasePool {
         let pragmas = location.storage.pragmas + Self.extraPoolPragmas
+        var configuration = Database.Configuration()
+        configuration.usesWriteGate = usesWriteGate
         let pool = try DatabasePool(
-            path: location.path, maximumReaderCount: max(DatabasePool.defaultMaximumReaderCount, readers)
+            path: location.path, configuration: configuration,
+            maximumReaderCount: max(DatabasePool.defaultMaximumReaderCount, readers)
         ) { db in
             for pragma in pragmas { try db.execute(pragma) }
         }
@@ -147,7 +156,7 @@ extension ToolkitImplementation {
     }
 
     private func preparePoolWrite(readers: Int, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
-        let pool = try makePool(size: size, location: location)
+        let pool = try makePool(size: size, location: location, usesWriteGate: Self.usesWriteGate)
         try pool.write { db in try db.execute("CREATE TABLE w (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)") }
         let rows = size.rows
         let accesses = size.lookups

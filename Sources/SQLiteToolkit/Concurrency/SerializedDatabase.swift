@@ -169,7 +169,12 @@ final class SerializedDatabase: @unchecked Sendable {
                 throwing: DatabaseError.misuse(
                     "the cursor was read after the access that opened it ended", reason: .cursorOutlivedAccess))
         }
-        guard database.isInTransaction else { return }
+        guard database.isInTransaction else {
+            // A transaction the body ended with SQL text (`COMMIT` through `execute`) keeps the write gate until
+            // now: no access ends holding it.
+            database.releaseWriteGate()
+            return
+        }
         try? database.rollback()
         if !bodyFailed {
             throw DatabaseError.misuse(

@@ -54,6 +54,22 @@ extension Database {
         public var vfs: String?
         /// How to wait for locks. Default: retry for 5 seconds.
         public var busyMode: BusyMode = .timeout(5)
+        /// Whether write transactions queue for the database in a cross-process write gate before they ask SQLite
+        /// for its write lock. Default `false`.
+        ///
+        /// With it, ``Database/beginTransaction(_:)`` of an immediate or exclusive transaction (and so every
+        /// ``Database/transaction(_:_:)`` and the `write` of ``DatabaseQueue`` and ``DatabasePool``) first takes
+        /// a kernel file lock beside the database (`DATABASE-writegate`, queued through `DATABASE-writequeue`), and
+        /// ``Database/commit()`` or ``Database/rollback()`` gives it back. Writers that use it take turns in the
+        /// order they asked, however long each holds the lock, where SQLite's own locks have no queue and a
+        /// writer that commits and begins again at once can keep the others out until their busy timeout. The wait
+        /// for the gate is bounded by ``busyMode`` like any lock wait: past the timeout the transaction fails with
+        /// `SQLITE_BUSY` and ``DatabaseError/Reason/writeGateTimeout``.
+        ///
+        /// It helps only writers that use it: a connection without it (another tool, the `sqlite3` shell) still
+        /// competes for SQLite's lock as before, with the writer that holds the gate. In-memory and temporary
+        /// databases, read-only connections and deferred transactions never take it. See <doc:Concurrency>.
+        public var usesWriteGate = false
         /// `PRAGMA foreign_keys`: foreign key constraints are enforced. Default `true`.
         public var foreignKeysEnabled = true
         /// `SQLITE_DBCONFIG_DEFENSIVE`: SQL cannot corrupt the file (no writable schema, ...). Default `true`.

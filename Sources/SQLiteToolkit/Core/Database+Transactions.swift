@@ -22,8 +22,15 @@ extension Database {
     }
 
     /// Begins a transaction. Prefer the closure forms, which cannot leave a transaction open.
+    ///
+    /// With ``Configuration/usesWriteGate``, an immediate or exclusive transaction first waits for the write gate,
+    /// which ``commit()`` and ``rollback()`` give back.
     public func beginTransaction(_ kind: TransactionKind = .immediate) throws {
-        try runTransactionStatement(.begin(kind))
+        if configuration.usesWriteGate && kind != .deferred {
+            try beginGatedTransaction(kind)
+        } else {
+            try runTransactionStatement(.begin(kind))
+        }
     }
 
     /// Commits the open transaction. When the commit fails (for example with `SQLITE_BUSY`), the transaction is
@@ -33,19 +40,24 @@ extension Database {
         if let aborted = abortedTransactionError {
             abortedTransactionError = nil
             if isInTransaction { try? transactionStatement(.rollback).run() }
+            releaseWriteGate()
             throw aborted
         }
         do {
             try runTransactionStatement(.commit)
         } catch {
             if isInTransaction { try? transactionStatement(.rollback).run() }
+            releaseWriteGate()
             throw error
         }
+        // Committed: no transaction is open.
+        writeGate?.release()
     }
 
     /// Rolls back the open transaction; does nothing when none is open (SQLite may have rolled it back already).
     public func rollback() throws {
         abortedTransactionError = nil
+        defer { releaseWriteGate() }
         guard isInTransaction else { return }
         try transactionStatement(.rollback).run()
     }

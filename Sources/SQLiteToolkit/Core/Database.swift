@@ -71,6 +71,8 @@ public final class Database {
     /// connection, so that a statement's end asks whether an observer is registered without going through its
     /// unowned reference to the connection (see Database+TransactionObservers.swift).
     @usableFromInline let observation = TransactionObservationBroker()
+    /// The cross-process write gate, opened by the first write transaction when the configuration asks for it.
+    var writeGate: WriteGate?
 
     /// Opens (and by default creates) a database.
     ///
@@ -187,6 +189,8 @@ public final class Database {
         // The hooks go first: when this close is deferred, SQLite still runs a statement that may call them. An
         // observer running now is kept by its caller.
         observation.removeAll(from: connection)
+        writeGate?.close()
+        writeGate = nil
     }
 
     /// Closes the SQLite connection and opens a new one to the same path, with the same configuration and busy mode:

@@ -258,6 +258,8 @@ extension DatabaseError {
         case walModeUnavailable
         /// Every reader of a ``DatabasePool`` stayed busy until the reader timeout.
         case readerTimeout
+        /// The write gate (``Database/Configuration/usesWriteGate``) stayed closed for the whole busy timeout.
+        case writeGateTimeout
         /// An access returned with a transaction still open: it was rolled back.
         case transactionLeftOpen
         /// A cursor was read after the access that opened it had ended.

@@ -18,7 +18,7 @@
 
 // Every call of the toolkit into the C library and the operating system, in one file so that the platform imports
 // stand in one place: the lock every queue and pool uses, the thread-local slot of the re-entry check, the file calls
-// of the atomic key change and of the header check, and the zeroing of key bytes.
+// of the atomic key change and of the header check, the zeroing of key bytes, and the file locks of the write gate.
 
 /// The one lock of the toolkit: a mutex with a condition variable, for the state the queues and pools share between
 /// threads. Every `@unchecked Sendable` type of the toolkit names the `Lock` that protects its state.
@@ -308,4 +308,105 @@ func zeroBytes(_ bytes: UnsafeMutableRawBufferPointer) {
             return unsafeBitCast(
                 symbol, to: (@convention(c) (UnsafeMutableRawPointer?, Int32, Int) -> UnsafeMutableRawPointer?).self)
         }()
+#endif
+
+/// A file whose whole-file lock the write gate takes (see `WriteGate`): `flock` on Apple platforms, Linux (glibc
+/// and musl) and Android, `LockFileEx` on Windows.
+///
+/// Both lock the open file (the open file description, or the Windows handle), not the process: two connections of
+/// one process, each with its file opened separately, exclude each other, and closing one descriptor of the file
+/// never drops a lock taken through another (unlike `fcntl`'s per-process locks, which is also why the toolkit never
+/// takes a lock on the database file itself: SQLite's own locks live there). The kernel queues a blocking request
+/// behind the holder and behind the requests already waiting, which is what makes the gate fair; a request is never
+/// taken back, so a wait with a time limit runs on a thread of its own (`WriteGate`).
+///
+/// A value holding the descriptor (or handle), so that taking and giving back the lock costs a system call and
+/// nothing else; its owner calls ``close()`` once.
+struct LockFile {
+    #if os(Windows)
+        private let handle: HANDLE
+    #else
+        private let descriptor: Int32
+    #endif
+
+    /// Opens (and creates when missing) the file at `path`, read-write, or read-only when writing is refused: a lock
+    /// needs no write access.
+    init(path: String) throws {
+        #if os(Windows)
+            let access = DWORD(GENERIC_READ) | DWORD(GENERIC_WRITE)
+            let sharing = DWORD(FILE_SHARE_READ) | DWORD(FILE_SHARE_WRITE) | DWORD(FILE_SHARE_DELETE)
+            let opened = path.withCString(encodedAs: UTF16.self) {
+                CreateFileW($0, access, sharing, nil, DWORD(OPEN_ALWAYS), DWORD(FILE_ATTRIBUTE_NORMAL), nil)
+            }
+            guard let opened, opened != INVALID_HANDLE_VALUE else {
+                throw DatabaseError(
+                    extendedCode: .cantopen, message: "cannot open the write gate \(path): error \(GetLastError())")
+            }
+            handle = opened
+        #else
+            var opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            if opened < 0 && (errno == EACCES || errno == EROFS) { opened = open(path, O_RDONLY | O_CLOEXEC) }
+            guard opened >= 0 else {
+                throw DatabaseError(
+                    extendedCode: .cantopen,
+                    message: "cannot open the write gate \(path): \(PlatformFiles.lastErrorDescription())")
+            }
+            descriptor = opened
+        #endif
+    }
+
+    /// Takes the lock if no other open file holds it; `false` at once otherwise.
+    func tryLock() -> Bool {
+        #if os(Windows)
+            var overlapped = OVERLAPPED()
+            let flags = DWORD(LOCKFILE_EXCLUSIVE_LOCK) | DWORD(LOCKFILE_FAIL_IMMEDIATELY)
+            return LockFileEx(handle, flags, 0, 1, 0, &overlapped)
+        #else
+            while true {
+                if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+                if errno != EINTR { return false }
+            }
+        #endif
+    }
+
+    /// Waits until the lock is free, in the kernel's queue, and takes it: 0, or the system's error code when it
+    /// refuses (`errno`, for example `ENOLCK`; `GetLastError()` on Windows).
+    func lock() -> Int32 {
+        #if os(Windows)
+            var overlapped = OVERLAPPED()
+            if LockFileEx(handle, DWORD(LOCKFILE_EXCLUSIVE_LOCK), 0, 1, 0, &overlapped) { return 0 }
+            return Int32(truncatingIfNeeded: GetLastError())
+        #else
+            while true {
+                if flock(descriptor, LOCK_EX) == 0 { return 0 }
+                if errno != EINTR { return errno }
+            }
+        #endif
+    }
+
+    /// Gives the lock back; the first request the kernel queued takes it.
+    func unlock() {
+        #if os(Windows)
+            var overlapped = OVERLAPPED()
+            _ = UnlockFileEx(handle, 0, 1, 0, &overlapped)
+        #else
+            _ = flock(descriptor, LOCK_UN)
+        #endif
+    }
+
+    /// Closes the file, which gives back a lock it holds.
+    func close() {
+        #if os(Windows)
+            _ = CloseHandle(handle)
+        #else
+            _ = closeFile(descriptor)
+        #endif
+    }
+}
+
+#if !os(Windows)
+    /// `close(2)`, under a name of its own, so ``LockFile/close()`` does not call itself.
+    private func closeFile(_ descriptor: Int32) -> Int32 {
+        close(descriptor)
+    }
 #endif

@@ -3,13 +3,15 @@
 //
 //   sqltk-test-helper create-counter PATH (wal|delete)
 //       creates the table `counter (id, value)` with one row of value 0, in that journal mode
-//   sqltk-test-helper increment PATH COUNT [BUSY [SYNCHRONOUS]]
+//   sqltk-test-helper increment PATH COUNT [BUSY [SYNCHRONOUS]] [--gate] [--hold-ms MS]
 //       COUNT immediate transactions, each adding 1 to the counter; prints "ok COUNT busy B" where B is the number
 //       of transactions that failed with SQLITE_BUSY (each failure is retried until COUNT succeed), followed by
 //       "failed-attempt-seconds MIN-MAX" (how long the shortest and longest failed attempt took) when B > 0; exits 1
 //       on any other error. BUSY: `default` (the configuration's default, when omitted), `sqlite:SECONDS` (SQLite's own
 //       sqlite3_busy_timeout), `timeout:SECONDS` (the toolkit's handler), `immediate`, or
-//       `jitter:MIN:MAX:SECONDS` (sleeps of MIN to MAX microseconds); SYNCHRONOUS: off, normal or full
+//       `jitter:MIN:MAX:SECONDS` (sleeps of MIN to MAX microseconds); SYNCHRONOUS: off, normal or full. `--gate`
+//       turns on the write gate (Configuration.usesWriteGate); `--hold-ms MS` sleeps MS milliseconds inside each
+//       transaction after its update, holding the write lock as work inside it or a slow fsync would
 //   sqltk-test-helper spin SECONDS
 //       keeps one CPU busy for SECONDS, to starve the other processes
 //   sqltk-test-helper create-soak PATH (wal|delete) [KEYHEX]
@@ -103,11 +105,28 @@ final class EpisodeStart: @unchecked Sendable {
     func get() -> Date { lock.withLock { date } }
 }
 
-func increment(_ arguments: [String]) throws {
-    guard (2...4).contains(arguments.count), let count = Int(arguments[1]), count >= 0 else {
-        throw UsageError(description: "increment PATH COUNT [BUSY [SYNCHRONOUS]]")
+func increment(_ allArguments: [String]) throws {
+    let usage = UsageError(description: "increment PATH COUNT [BUSY [SYNCHRONOUS]] [--gate] [--hold-ms MS]")
+    var arguments: [String] = []
+    var usesWriteGate = false
+    var holdMicroseconds: UInt32 = 0
+    var remaining = allArguments[...]
+    while let argument = remaining.popFirst() {
+        switch argument {
+        case "--gate":
+            usesWriteGate = true
+        case "--hold-ms":
+            guard let text = remaining.popFirst(), let milliseconds = UInt32(text), milliseconds <= 60_000 else {
+                throw usage
+            }
+            holdMicroseconds = milliseconds * 1000
+        default:
+            arguments.append(argument)
+        }
     }
+    guard (2...4).contains(arguments.count), let count = Int(arguments[1]), count >= 0 else { throw usage }
     var configuration = Database.Configuration()
+    configuration.usesWriteGate = usesWriteGate
     if arguments.count >= 3 {
         if let mode = jitterMode(arguments[2]) {
             configuration.busyMode = mode
@@ -131,6 +150,7 @@ func increment(_ arguments: [String]) throws {
         do {
             try db.transaction(.immediate) { db in
                 try db.execute("UPDATE counter SET value = value + 1 WHERE id = 1")
+                if holdMicroseconds > 0 { usleep(holdMicroseconds) }
             }
             done += 1
         } catch let error as DatabaseError where error.isBusy {
