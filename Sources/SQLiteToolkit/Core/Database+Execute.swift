@@ -224,12 +224,12 @@ extension Database {
     ) throws -> T? {
         // No cursor: the statement is stepped once, read, and reset right here.
         let statement = try cachedStatement(sql)
-        var stepFailed = false
         defer {
             // Once retired (a callback closed the connection), the handle may be finalized: never touch it, and
             // release the connection now that the statement that ran the callback has returned.
             if statement.isFinalized { finishDeferredClose() } else { _ = statement.handle.reset() }
-            statement.tellObservers(succeeded: !stepFailed)
+            // Out of line, so that this function stays small enough to inline into its callers.
+            if observation.isActive { observation.statementReset(statement) }
             statementCache.checkIn(statement)
         }
         do {
@@ -240,10 +240,7 @@ extension Database {
             try statement.checkUsable()
             let code = statement.handle.step()
             guard code == .row else {
-                if code != .done {
-                    stepFailed = true
-                    throw error(code, sql: sql)
-                }
+                if code != .done { throw error(code, sql: sql) }
                 if required { throw Database.noRowError(sql: sql) }
                 return nil
             }

@@ -263,6 +263,14 @@ final class TransactionObservationBroker {
         finishStatement(succeeded: succeeded, on: connection)
     }
 
+    /// ``statementEnded(_:succeeded:)`` for a statement just reset, whose success the connection's error code tells:
+    /// `sqlite3_reset` sets it to the outcome of the statement's last step, or of the commit the reset made.
+    @usableFromInline
+    func statementReset(_ statement: Statement) {
+        guard let connection else { return }
+        statementEnded(statement, succeeded: connection.errorCode() == .ok)
+    }
+
     /// An access of a queue or a pool ended: delivers a commit that no statement's end reported (one made by a
     /// reset, or by a statement run through `handle`).
     func accessEnded() {
