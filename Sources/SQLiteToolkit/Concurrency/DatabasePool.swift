@@ -404,6 +404,14 @@ public final class DatabasePool: @unchecked Sendable {
         reader.database?.close()
     }
 
+    /// The connection of a reader the caller took, opened (with the set-up hook) when the reader is new.
+    func connection(of reader: PooledReader) throws -> Database {
+        if let open = reader.database { return open }
+        let database = try readerRecipe.open()
+        reader.database = database
+        return database
+    }
+
     /// Runs `body` in a deferred transaction on a reader the caller took, opening its connection first when it is
     /// new, then ends the access and gives the reader back; the calling thread counts as inside an access to the
     /// pool meanwhile.
@@ -413,13 +421,7 @@ public final class DatabasePool: @unchecked Sendable {
         cancellation: AccessCancellation?
     ) throws -> T {
         defer { checkIn(reader) }
-        let database: Database
-        if let open = reader.database {
-            database = open
-        } else {
-            database = try readerRecipe.open()
-            reader.database = database
-        }
+        let database = try connection(of: reader)
         guard let list = ThreadAccesses.enter(identity) else {
             throw ThreadAccesses.reentryError("a read started", ownerName: writer.ownerName)
         }

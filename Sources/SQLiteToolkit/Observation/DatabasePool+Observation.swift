@@ -52,35 +52,18 @@ extension DatabasePool {
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         _ value: @escaping @Sendable (Database) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream()
-        let registration = ObservationRegistration()
-        let writer = self.writer
-        continuation.onTermination = { _ in
-            guard let id = registration.end() else { return }
-            writer.dispatchQueue.async { _ = try? writer.access { $0.removeTransactionObserver(id) } }
-        }
-        let sink = ObservationSink(continuation, isDuplicate: isDuplicate)
         // The values are delivered here, one after another, in the order of the commits.
         let deliveries = DispatchQueue(label: "SQLiteToolkit.DatabasePool.observation")
-        writer.dispatchQueue.async {
-            do {
-                try writer.access { db in
-                    guard !registration.hasEnded else { return }
-                    // Unowned: the connection keeps its observers, and calls them only while it is open.
-                    // Weak: the pool owns the writer, which owns this observer.
-                    let id = try db.addTransactionObserver(tables: tables, includingRowChanges: false) {
-                        [unowned db, weak self] _ in
-                        self?.readAfterCommit(on: db, value, deliveries: deliveries, sink: sink)
-                    }
-                    guard registration.register(id) else { return db.removeTransactionObserver(id) }
-                    let first = Result { try db.transaction(.deferred) { try value($0) } }
-                    deliveries.async { sink.deliver(first) }
-                }
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        return stream
+        return writer.startObservation(
+            tables: tables, isDuplicate: isDuplicate,
+            first: { db, sink in
+                let first = Result { try db.transaction(.deferred) { try value($0) } }
+                deliveries.async { sink.deliver(first) }
+            },
+            // Weak: the pool owns the writer, which owns this observer.
+            afterCommit: { [weak self] db, sink in
+                self?.readAfterCommit(on: db, value, deliveries: deliveries, sink: sink)
+            })
     }
 
     /// Called by the writer right after a commit a query observes: starts a read transaction on an idle reader, so
@@ -111,13 +94,7 @@ extension DatabasePool {
     private func startReadForObservation() -> PooledReader? {
         guard let reader = takeIdleReaderWithoutWaiting() else { return nil }
         do {
-            let database: Database
-            if let open = reader.database {
-                database = open
-            } else {
-                database = try readerRecipe.open()
-                reader.database = database
-            }
+            let database = try connection(of: reader)
             try database.beginTransaction(.deferred)
             do {
                 // A WAL read transaction takes its snapshot at its first read, not at BEGIN.

@@ -45,29 +45,42 @@ extension DatabaseQueue {
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         _ value: @escaping @Sendable (Database) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
+        let read: @Sendable (Database, ObservationSink<Value>) -> Void = { db, sink in
+            sink.deliver(Result { try db.transaction(.deferred) { try value($0) } })
+        }
+        return serialized.startObservation(tables: tables, isDuplicate: isDuplicate, first: read, afterCommit: read)
+    }
+}
+
+extension SerializedDatabase {
+    /// An observed query's stream on this connection: registers a transaction observer of `tables` in an access
+    /// of its own (on ``dispatchQueue``, so that the caller never waits), calls `first` in that same access, so that
+    /// no commit falls between the first value and the observer, then `afterCommit` after each commit the observer
+    /// hears of. Ending the stream removes the observer; closing the connection releases it, which finishes the
+    /// stream.
+    func startObservation<Value: Sendable>(
+        tables: Set<String>?,
+        isDuplicate: (@Sendable (Value, Value) -> Bool)?,
+        first: @escaping @Sendable (Database, ObservationSink<Value>) -> Void,
+        afterCommit: @escaping @Sendable (Database, ObservationSink<Value>) -> Void
+    ) -> AsyncThrowingStream<Value, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream()
         let registration = ObservationRegistration()
-        let serialized = self.serialized
         continuation.onTermination = { _ in
             guard let id = registration.end() else { return }
-            serialized.dispatchQueue.async { _ = try? serialized.access { $0.removeTransactionObserver(id) } }
+            self.dispatchQueue.async { _ = try? self.access { $0.removeTransactionObserver(id) } }
         }
         let sink = ObservationSink(continuation, isDuplicate: isDuplicate)
-        // On the queue's own dispatch queue: registering must not wait for an access in progress on the caller's
-        // thread, which may be a task's.
-        serialized.dispatchQueue.async {
+        dispatchQueue.async {
             do {
-                try serialized.access { db in
+                try self.access { db in
                     guard !registration.hasEnded else { return }
-                    let read: (Database) -> Result<Value, any Error> = { db in
-                        Result { try db.transaction(.deferred) { try value($0) } }
-                    }
                     // Unowned: the connection keeps its observers, and calls them only while it is open.
                     let id = try db.addTransactionObserver(tables: tables, includingRowChanges: false) {
-                        [unowned db] _ in sink.deliver(read(db))
+                        [unowned db] _ in afterCommit(db, sink)
                     }
                     guard registration.register(id) else { return db.removeTransactionObserver(id) }
-                    sink.deliver(read(db))
+                    first(db, sink)
                 }
             } catch {
                 continuation.finish(throwing: error)
