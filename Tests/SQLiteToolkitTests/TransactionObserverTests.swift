@@ -224,6 +224,8 @@ struct TransactionObserverTests {
     @Test("an observer may read and write; its own commit is delivered after the one it is told of")
     func observerUsesTheConnection() throws {
         let db = try makeDatabase()
+        // The observer captures the connection: closing it releases the observer, and so the cycle.
+        defer { db.close() }
         var counts: [Int] = []
         var tables: [Set<String>] = []
         try db.addTransactionObserver { changes in

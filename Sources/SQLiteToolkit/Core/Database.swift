@@ -173,6 +173,9 @@ public final class Database {
         // Every statement becomes unusable now, including the cached transaction statements.
         for statement in liveStatements.values { statement.takeUnretainedValue().retire() }
         openCursorCount = 0
+        // The observers' hooks go while the connection is open: when this close is deferred, SQLite still runs a
+        // statement that would call them. An observer running now is kept by its caller.
+        observation.removeAll(from: connection)
         if callbackScope.isRunningCallback {
             callbackScope.isClosing = true
             retiredConnection = connection
@@ -186,9 +189,6 @@ public final class Database {
         statementCache.removeAll()
         // A busy handler closure may capture this connection: keeping it would make a cycle that outlives close.
         busyMode = .immediateError
-        // The hooks go first: when this close is deferred, SQLite still runs a statement that may call them. An
-        // observer running now is kept by its caller.
-        observation.removeAll(from: connection)
         writeGate?.close()
         writeGate = nil
     }

@@ -83,6 +83,8 @@ extension Database {
     /// the changes of a savepoint rolled back (`ROLLBACK TO`, ``inSavepoint(_:)`` answering `.rollback`), for a
     /// statement that failed and whose changes SQLite undid, or for a `COMMIT` that failed; each commit is delivered
     /// once. It may use the connection (a read, even a write, whose commit is delivered in turn) and may close it.
+    /// An observer that captures the connection keeps it alive until it is removed or the connection is closed:
+    /// capture it `unowned` or `weak`, or close the connection when done.
     ///
     /// While an observer is registered the connection installs SQLite's commit, rollback and update hooks and an
     /// authorizer: setting any of those through ``handle`` replaces the connection's and stops the observers.
