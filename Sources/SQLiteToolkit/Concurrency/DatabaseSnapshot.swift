@@ -11,7 +11,7 @@ import SQLiteBindings
 /// snapshot.close()
 /// ```
 ///
-/// Each ``read(_:)`` runs on one of the pool's readers, in parallel with other reads, in a read transaction opened
+/// Each `read(_:)` runs on one of the pool's readers, in parallel with other reads, in a read transaction opened
 /// on the snapshot (`sqlite3_snapshot_open`). The snapshot keeps a connection of its own in a read transaction for
 /// as long as it lives, so that no checkpoint overwrites the state it records: the WAL file cannot start again from
 /// its beginning meanwhile, and grows with each commit. Close a snapshot (or drop it) when its reads are done.
@@ -55,7 +55,7 @@ public final class DatabaseSnapshot: @unchecked Sendable {
     /// was made.
     ///
     /// - Throws: the error of `body`; ``DatabaseError/Reason/accessAfterClose`` once the snapshot or the pool is
-    ///   closed; the errors of ``DatabasePool/read(_:)-4bmtm`` (a reader timeout, a re-entrant access).
+    ///   closed; the errors of ``DatabasePool/read(_:)-2mi4f`` (a reader timeout, a re-entrant access).
     @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.read { db in
