@@ -3,7 +3,9 @@ import Foundation
 import SQLiteToolkit
 import Testing
 
-@Suite("Observed queries and snapshots")
+/// The waits here have no deadline of their own: on two cores, other suites' synchronous waits can hold the threads
+/// that deliver a value for many seconds. The suite's time limit bounds them instead.
+@Suite("Observed queries and snapshots", .timeLimit(.minutes(3)))
 struct ObservedQueryTests {
     private func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("observed-\(UUID().uuidString).sqlite").path
@@ -132,11 +134,12 @@ struct ObservedQueryTests {
                 }
                 for try await _ in stream { firstValue.withLock { $0 = true } }
             }
-            #expect(await waitUntil { firstValue.withLock { $0 } })
+            try await sleepUntil { firstValue.withLock { $0 } }
             let before = released.withLock { $0 }
             task.cancel()
             _ = try? await task.value
-            #expect(await waitUntil { released.withLock { $0 } == before + 1 })
+            try await sleepUntil { released.withLock { $0 } == before + 1 }
+            #expect(released.withLock { $0 } == before + 1)
             // The observer is gone: a write still works and nothing is delivered to it.
             try await writer.write { db in try db.execute("INSERT INTO t VALUES (1)") }
         }
@@ -224,4 +227,10 @@ struct ObservedQueryTests {
         #expect(error?.reason == .accessAfterClose)
         snapshot.close()  // twice: nothing
     }
+}
+
+/// Waits until `condition` holds, sleeping a millisecond between checks, so that the thread is free for the work that
+/// makes it hold (a `Task.yield()` loop keeps a cooperative thread busy). Bounded by the test's time limit.
+func sleepUntil(_ condition: () -> Bool) async throws {
+    while !condition() { try await Task.sleep(nanoseconds: 1_000_000) }
 }
