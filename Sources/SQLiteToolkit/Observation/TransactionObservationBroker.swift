@@ -199,8 +199,8 @@ final class TransactionObservationBroker {
         }
         connection.setRollbackHook { [self] in clearTransaction() }
         // The update hook is called for every row every statement changes, so it is a C function given this broker
-        // unretained, not a closure in a box: the connection's ``Database`` uninstalls it before it releases the
-        // broker (when the last observer goes, and when the connection closes).
+        // unretained, not a closure in a box: the broker lives as long as its ``Database``, which uninstalls the hook
+        // when the last observer goes and before the connection closes.
         if wantsRows {
             _ = connection.updateHook(brokerUpdateHook, Unmanaged.passUnretained(self).toOpaque())
         } else {
