@@ -227,6 +227,27 @@ struct ObservedQueryTests {
         #expect(error?.reason == .accessAfterClose)
         snapshot.close()  // twice: nothing
     }
+
+    @Test("on a closed queue or pool, observing ends at once with accessAfterClose, and no snapshot is made")
+    func closedQueueAndPool() async throws {
+        let path = temporaryPath()
+        defer { removeDatabase(path) }
+        let pool = try DatabasePool(path: path)
+        let queue = try DatabaseQueue()
+        pool.close()
+        queue.close()
+        let streams = [
+            pool.observe(tables: nil) { db in try db.queryValue("SELECT 1", as: Int.self) },
+            queue.observe(tables: nil) { db in try db.queryValue("SELECT 1", as: Int.self) },
+        ]
+        for stream in streams {
+            var iterator = stream.makeAsyncIterator()
+            let error = await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
+            #expect(error?.reason == .accessAfterClose)
+        }
+        let error = #expect(throws: DatabaseError.self) { try pool.makeSnapshot() }
+        #expect(error?.reason == .accessAfterClose)
+    }
 }
 
 /// Waits until `condition` holds, sleeping a millisecond between checks, so that the thread is free for the work that

@@ -28,6 +28,10 @@ public final class DatabaseSnapshot: @unchecked Sendable {
 
     init(pool: DatabasePool) throws {
         self.pool = pool
+        // A closed pool would let it open a connection of its own that no read could use.
+        guard pool.isOpen else {
+            throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
+        }
         let holder = try pool.readerRecipe.open()
         do {
             try holder.beginTransaction(.deferred)
@@ -105,7 +109,8 @@ public final class DatabaseSnapshot: @unchecked Sendable {
 extension DatabasePool {
     /// Records the database's state now, for several reads that must all see it (see ``DatabaseSnapshot``).
     ///
-    /// - Throws: the error of opening the snapshot's connection (with the pool's configuration and set-up hook).
+    /// - Throws: ``DatabaseError/Reason/accessAfterClose`` once the pool is closed; the error of opening the
+    ///   snapshot's connection (with the pool's configuration and set-up hook).
     public func makeSnapshot() throws -> DatabaseSnapshot {
         try DatabaseSnapshot(pool: self)
     }
