@@ -117,3 +117,18 @@ func cancelOnceStarted<T: Sendable>(_ task: Task<T, any Error>, _ started: Locke
     let result = await task.result
     return try #require(throws: DatabaseError.self) { try result.get() }
 }
+
+/// Holds a reader of `pool` in a blocking read on a thread of its own until the returned semaphore is signalled (at
+/// most 20 s); returns once the read holds it.
+func holdReader(of pool: DatabasePool) async throws -> DispatchSemaphore {
+    let inside = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    Thread {
+        try? pool.read { _ in
+            inside.signal()
+            _ = release.wait(timeout: .now() + 20)
+        }
+    }.start()
+    try await waitOffCooperativePool(inside)
+    return release
+}

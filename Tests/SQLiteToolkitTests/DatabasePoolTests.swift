@@ -492,19 +492,6 @@ struct DatabasePoolTests {
 
     /// Starts a read on a thread of its own that holds a reader until the returned semaphore is signalled (or 20 s
     /// pass), and returns once the read holds it.
-    private func holdReader(of pool: DatabasePool) async throws -> DispatchSemaphore {
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread {
-            try? pool.read { _ in
-                inside.signal()
-                _ = release.wait(timeout: .now() + 20)
-            }
-        }.start()
-        try await waitOffCooperativePool(inside)
-        return release
-    }
-
     @Test("an async read whose new reader fails its set-up hook throws that error and leaves no reader behind")
     func asyncReadSetUpFailure() async throws {
         struct HookFailure: Error {}

@@ -1,61 +1,137 @@
 /// The one way an `async` access of a queue or a pool reaches its connection: in place when it can, else on a
 /// dispatch queue, with the awaiting task's cancellation connected to the access either way.
 ///
-/// - In place: when ``InPlaceAccessGate`` admits one more in-place access, and `take` gets a
+/// - In place: when ``InPlaceAccessGate`` admits one more in-place access, and the target gets a
 ///   connection without waiting, the access runs at once on the awaiting task's thread, like any synchronous code
 ///   in an async function: no thread hand-off, about 30 µs fewer on a 2-core machine.
-/// - Elsewhere: otherwise `elsewhere` starts the access on a dispatch queue of the queue or pool, which waits for
-///   the connection there (never on a thread of Swift's cooperative pool) and calls the completion with the outcome.
+/// - Elsewhere: otherwise ``performElsewhere(_:_:)`` starts the access on a dispatch queue of the queue or pool,
+///   which waits for the connection there (never on a thread of Swift's cooperative pool) and calls the completion
+///   with the outcome.
+///
+/// The async accesses take their closure without `@escaping`, as the blocking ones do: an escaping closure that
+/// captures anything is a heap allocation in the caller on every call (about 300 instructions with its release),
+/// and an access in place never needs one. Only an access that runs elsewhere makes its closure escaping, for as
+/// long as it is awaited (see ``EscapedBody``).
 ///
 /// Cancelling the task before the access starts keeps it from running (`CancellationError`); cancelling it while
 /// the access runs interrupts the running statement (see ``AccessCancellation``).
 enum AsyncHandOff {
-    /// Runs one async access, in place when it can.
+    /// Runs one async access on `target`, in place when it can, in a transaction of `kind` when it is not `nil`.
     ///
-    /// - Parameters:
-    ///   - take: takes a connection without waiting: `nil` when none is free. Throws what taking throws (re-entry,
-    ///     use after close).
-    ///   - cancellationFor: the cancellation record of an in-place access on what `take` returned.
-    ///   - run: runs the access on what `take` returned, and gives it back, whatever happens.
-    ///   - elsewhere: starts the access with a new cancellation record where it may wait, and calls the completion
-    ///     once with its outcome.
+    /// Inlined into each public access, so that an access in place is one async frame of the caller's, the
+    /// cancellation handler's and its operation's: every further async function on the way costs a frame from the
+    /// task's allocator and two executor checks (about 250 instructions).
     @inline(__always)
-    static func perform<T: Sendable, Taken>(
-        take: () throws -> Taken?,
-        cancellationFor: (Taken) -> AccessCancellation,
-        run: (Taken, AccessCancellation) throws -> T,
-        elsewhere: (AccessCancellation, @escaping @Sendable (Result<T, any Error>) -> Void) -> Void
+    static func perform<Target: AsyncAccessTarget, T: Sendable>(
+        on target: Target,
+        transaction kind: Database.TransactionKind?,
+        _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
         if Task.isCancelled { throw CancellationError() }
         let gate = InPlaceAccessGate.shared
         if gate.tryEnter() {
             defer { gate.leave() }
-            if let taken = try take() {
-                let cancellation = cancellationFor(taken)
+            if let taken = try target.takeInPlace() {
+                let cancellation = target.inPlaceCancellation(for: taken)
+                // A task cancelled before the handler is installed runs `onCancel` at once, which marks the record
+                // cancelled, so `runInPlace` does not start the access.
                 return try await withTaskCancellationHandler {
-                    try run(taken, cancellation)
+                    try target.runInPlace(taken, transaction: kind, cancellation: cancellation, body)
                 } onCancel: {
                     cancellation.cancel()
                 }
             }
         }
-        return try await performElsewhere(elsewhere)
-    }
-
-    /// Runs one async access where `elsewhere` starts it, never in place: for a pool's writes, where long work goes
-    /// (a migration, an import) and a commit waits for the disk.
-    @inline(__always)
-    static func performElsewhere<T: Sendable>(
-        _ elsewhere: (AccessCancellation, @escaping @Sendable (Result<T, any Error>) -> Void) -> Void
-    ) async throws -> T {
-        if Task.isCancelled { throw CancellationError() }
-        let cancellation = AccessCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                elsewhere(cancellation) { continuation.resume(with: $0) }
-            }
-        } onCancel: {
-            cancellation.cancel()
+        return try await performElsewhere(body) { escaped, cancellation, completion in
+            target.startElsewhere(transaction: kind, escaped, cancellation: cancellation, completion: completion)
         }
     }
+
+    /// Runs one async access where `start` starts it, never in place: `start` gets the access's closure made
+    /// escaping and a new cancellation record, starts the access on a dispatch queue, and calls the completion once
+    /// with its outcome. For a pool's writes, where long work goes (a migration, an import) and a commit waits for
+    /// the disk, and for any access that does not run in place.
+    static func performElsewhere<T: Sendable>(
+        _ body: @Sendable (Database) throws -> T,
+        _ start: (EscapedBody<T>, AccessCancellation, @escaping @Sendable (Result<T, any Error>) -> Void) -> Void
+    ) async throws -> T {
+        if Task.isCancelled { throw CancellationError() }
+        return try await withoutActuallyEscaping(body) { body in
+            let escaped = EscapedBody(body)
+            let cancellation = AccessCancellation()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    start(escaped, cancellation) { result in
+                        // Before the task resumes: once it does, `withoutActuallyEscaping` checks that nothing
+                        // holds the closure any more.
+                        escaped.release()
+                        continuation.resume(with: result)
+                    }
+                }
+            } onCancel: {
+                cancellation.cancel()
+            }
+        }
+    }
+}
+
+/// The closure of an async access that runs elsewhere, made escaping for as long as the access is awaited: the
+/// dispatch queues' blocks hold this box, never the closure itself, and the completion empties the box before the
+/// awaiting task resumes, so the closure does not outlive the call that lent it (which `withoutActuallyEscaping`
+/// checks).
+final class EscapedBody<T>: @unchecked Sendable {
+    // @unchecked Sendable: `body` is set before the access is handed to a dispatch queue, and read and cleared only
+    // by the block that runs the access (or reports that it could not start), one after the other, so no two
+    // threads use it at once; the dispatch queues order the hand-offs.
+    private var body: (@Sendable (Database) throws -> T)?
+
+    init(_ body: @escaping @Sendable (Database) throws -> T) {
+        self.body = body
+    }
+
+    /// Runs the closure.
+    func run(_ db: Database) throws -> T {
+        guard let body else {
+            // Unreachable: the box is emptied only when the access has ended.
+            throw DatabaseError.misuse("the access had ended", reason: .accessAfterClose)
+        }
+        return try body(db)
+    }
+
+    /// Lets go of the closure.
+    func release() {
+        body = nil
+    }
+}
+
+/// A queue's connection, or a pool's readers, as ``AsyncHandOff`` runs async accesses on them.
+protocol AsyncAccessTarget: AnyObject, Sendable {
+    /// What taking a connection in place gives: the connection, and what giving it back needs.
+    associatedtype Taken
+
+    /// Takes a connection without waiting: `nil` when none is free. Throws what taking throws (a re-entry, a use
+    /// after close).
+    func takeInPlace() throws -> Taken?
+
+    /// The cancellation record of an in-place access on `taken`, reset for a new access.
+    func inPlaceCancellation(for taken: Taken) -> AccessCancellation
+
+    /// Runs `body` on `taken`, in a transaction of `kind` when it is not `nil` (a pool's reads always run in a
+    /// deferred one), once `cancellation` has started (it does not start when the task was cancelled before), and
+    /// gives the connection back, whatever happens.
+    func runInPlace<T>(
+        _ taken: Taken,
+        transaction kind: Database.TransactionKind?,
+        cancellation: AccessCancellation,
+        _ body: (Database) throws -> T
+    ) throws -> T
+
+    /// Starts the access on a dispatch queue, where it may wait for a connection, and calls `completion` once with
+    /// its outcome.
+    func startElsewhere<T: Sendable>(
+        transaction kind: Database.TransactionKind?,
+        _ body: EscapedBody<T>,
+        cancellation: AccessCancellation,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    )
 }

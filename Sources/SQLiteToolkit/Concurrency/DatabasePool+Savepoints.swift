@@ -26,13 +26,13 @@ extension DatabasePool {
 
     /// ``savepoint(_:)-3u7d2`` for async code.
     @discardableResult
-    public func savepoint<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func savepoint<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         try await writeWithoutTransaction { db in try db.savepoint(body) }
     }
 
     /// ``inSavepoint(_:)-5kf5a`` for async code.
     public func inSavepoint(
-        _ body: @escaping @Sendable (Database) throws -> Database.TransactionCompletion
+        _ body: @Sendable (Database) throws -> Database.TransactionCompletion
     ) async throws {
         try await writeWithoutTransaction { db in try db.inSavepoint(body) }
     }

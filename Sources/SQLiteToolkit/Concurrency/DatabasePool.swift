@@ -462,16 +462,8 @@ public final class DatabasePool: @unchecked Sendable {
     /// runs on the reader's own serial dispatch queue, after waiting for a reader (when none is free) on another
     /// dispatch queue of the pool. See <doc:Concurrency> for why.
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await AsyncHandOff.perform(
-            take: { try takeReader(waitingUntil: .noWait) },
-            cancellationFor: { reader in
-                reader.inPlaceCancellation.reset()
-                return reader.inPlaceCancellation
-            },
-            run: { reader, cancellation in try runRead(body, on: reader, cancellation: cancellation) },
-            elsewhere: { cancellation, completion in startRead(body, cancellation: cancellation, completion: completion)
-            })
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await AsyncHandOff.perform(on: self, transaction: .deferred, body)
     }
 
     /// Starts an async read that does not run in place, and calls `completion` with its outcome. A reader free now
@@ -483,14 +475,15 @@ public final class DatabasePool: @unchecked Sendable {
     /// queues runs on the threads that also run Swift's tasks, one per core, so two long reads held every thread
     /// and no task could run, the ones that would cancel them included, until both ended. Each serial queue gets a
     /// thread of its own.
-    private func startRead<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> T,
+    func startElsewhere<T: Sendable>(
+        transaction kind: Database.TransactionKind?,
+        _ body: EscapedBody<T>,
         cancellation: AccessCancellation,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         let run: @Sendable (PooledReader) -> Void = { reader in
             reader.queue.async {
-                completion(Result { try self.runRead(body, on: reader, cancellation: cancellation) })
+                completion(Result { try self.runRead(body.run, on: reader, cancellation: cancellation) })
             }
         }
         do {
@@ -561,11 +554,11 @@ public final class DatabasePool: @unchecked Sendable {
     /// may run. Writes are where long work goes (a migration, an import), and a commit waits for the disk.
     private func asyncWrite<T: Sendable>(
         barrier: Bool,
-        _ body: @escaping @Sendable (Database) throws -> T
+        _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await AsyncHandOff.performElsewhere { cancellation, completion in
+        try await AsyncHandOff.performElsewhere(body) { escaped, cancellation, completion in
             writer.dispatchQueue.async {
-                completion(Result { try self.withWriter(barrier: barrier, cancellation: cancellation, body) })
+                completion(Result { try self.withWriter(barrier: barrier, cancellation: cancellation, escaped.run) })
             }
         }
     }
@@ -593,21 +586,21 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// ``write(_:)`` for async code.
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         try await asyncWrite(barrier: false) { db in try db.transaction(.immediate, body) }
     }
 
     /// ``writeWithoutTransaction(_:)`` for async code.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> T
+        _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
         try await asyncWrite(barrier: false, body)
     }
 
     /// ``barrierWrite(_:)`` for async code.
     @discardableResult
-    public func barrierWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func barrierWrite<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         try await asyncWrite(barrier: true, body)
     }
 
@@ -628,5 +621,31 @@ public final class DatabasePool: @unchecked Sendable {
             guard code == .ok else { throw db.error(code, sql: nil) }
             return (Int(walFrames), Int(checkpointed))
         }
+    }
+}
+
+extension DatabasePool: AsyncAccessTarget {
+    /// Takes a free reader, if any, without waiting.
+    @inline(__always)
+    func takeInPlace() throws -> PooledReader? {
+        try takeReader(waitingUntil: .noWait)
+    }
+
+    /// The reader's own in-place record: only the read that holds the reader uses it.
+    @inline(__always)
+    func inPlaceCancellation(for reader: PooledReader) -> AccessCancellation {
+        reader.inPlaceCancellation.reset()
+        return reader.inPlaceCancellation
+    }
+
+    /// Runs a read on `reader`, always in a deferred transaction, and gives the reader back.
+    @inline(__always)
+    func runInPlace<T>(
+        _ reader: PooledReader,
+        transaction kind: Database.TransactionKind?,
+        cancellation: AccessCancellation,
+        _ body: (Database) throws -> T
+    ) throws -> T {
+        try runRead(body, on: reader, cancellation: cancellation)
     }
 }

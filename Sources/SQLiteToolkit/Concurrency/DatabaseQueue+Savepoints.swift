@@ -18,7 +18,7 @@ extension DatabaseQueue {
 
     /// ``inSavepoint(_:)-4cy78`` for async code.
     public func inSavepoint(
-        _ body: @escaping @Sendable (Database) throws -> Database.TransactionCompletion
+        _ body: @Sendable (Database) throws -> Database.TransactionCompletion
     ) async throws {
         try await inDatabase { db in try db.inSavepoint(body) }
     }

@@ -139,42 +139,42 @@ public final class DatabaseQueue: Sendable {
     /// Otherwise it waits for the connection, and runs, on a dispatch queue of the queue, so no thread of Swift's
     /// cooperative pool is held waiting. See <doc:Concurrency> for why.
     @discardableResult
-    public func inDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await serialized.asyncAccess(body)
+    public func inDatabase<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await AsyncHandOff.perform(on: serialized, transaction: nil, body)
     }
 
     /// ``read(_:)`` for async code.
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await serialized.asyncAccess(transaction: .deferred, body)
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await AsyncHandOff.perform(on: serialized, transaction: .deferred, body)
     }
 
     /// ``write(_:)`` for async code.
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await serialized.asyncAccess(transaction: .immediate, body)
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await AsyncHandOff.perform(on: serialized, transaction: .immediate, body)
     }
 
     /// ``transaction(_:_:)`` for async code.
     @discardableResult
     public func transaction<T: Sendable>(
         _ kind: Database.TransactionKind = .immediate,
-        _ body: @escaping @Sendable (Database) throws -> T
+        _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await serialized.asyncAccess(transaction: kind, body)
+        try await AsyncHandOff.perform(on: serialized, transaction: kind, body)
     }
 
     /// ``inTransaction(_:_:)`` for async code.
     public func inTransaction(
         _ kind: Database.TransactionKind = .immediate,
-        _ body: @escaping @Sendable (Database) throws -> Database.TransactionCompletion
+        _ body: @Sendable (Database) throws -> Database.TransactionCompletion
     ) async throws {
-        try await serialized.asyncAccess { db in try db.inTransaction(kind, body) }
+        try await AsyncHandOff.perform(on: serialized, transaction: nil) { db in try db.inTransaction(kind, body) }
     }
 
     /// ``savepoint(_:)`` for async code.
     @discardableResult
-    public func savepoint<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await serialized.asyncAccess { db in try db.savepoint(body) }
+    public func savepoint<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await AsyncHandOff.perform(on: serialized, transaction: nil) { db in try db.savepoint(body) }
     }
 }

@@ -23,7 +23,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// The blocking `read(_:)` for async code: waits without blocking a thread of Swift's cooperative pool; cancelling the
     /// task interrupts the running statement.
     @discardableResult
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T
 
     /// Waits for the accesses in progress, then closes every connection; later accesses throw
     /// ``DatabaseError/Reason/accessAfterClose`` until `reopen()`.
@@ -46,7 +46,7 @@ public protocol DatabaseWriter: DatabaseReader {
 
     /// The blocking `write(_:)` for async code.
     @discardableResult
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T
 
     /// Runs `body` alone, outside any transaction the queue or pool would open (for `VACUUM`, pragmas, or
     /// transactions of your own).
@@ -55,7 +55,7 @@ public protocol DatabaseWriter: DatabaseReader {
 
     /// The blocking `writeWithoutTransaction(_:)` for async code.
     @discardableResult
-    func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    func writeWithoutTransaction<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T
 }
 
 extension DatabaseQueue: DatabaseWriter {
@@ -69,9 +69,9 @@ extension DatabaseQueue: DatabaseWriter {
     /// The async `inDatabase(_:)`, under the name ``DatabaseWriter`` gives it.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> T
+        _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await serialized.asyncAccess(body)
+        try await AsyncHandOff.perform(on: serialized, transaction: nil, body)
     }
 }
 

@@ -70,7 +70,7 @@ public final class DatabaseSnapshot: @unchecked Sendable {
 
     /// ``read(_:)`` for async code.
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         try await pool.read { db in
             try self.open(on: db)
             return try body(db)

@@ -8,7 +8,7 @@
 /// the whole process: one fewer than the active cores.
 ///
 /// Swift's cooperative pool has one thread per core. An async access that runs in place skips two thread hand-offs
-/// (about 30 µs on a 2-core virtual machine, against about 1 µs of bookkeeping in place), but holds its thread for
+/// (about 30 µs on a 2-core virtual machine, against about 0.5 µs of bookkeeping in place), but holds its thread for
 /// as long as it runs. Unbounded, long accesses could hold every thread, and then no other task could run, not even
 /// the ones that would cancel them: on a 2-core machine, two long reads did exactly that. With this bound at least
 /// one thread always stays free. An access the gate does not admit moves to a dispatch queue, as an access that

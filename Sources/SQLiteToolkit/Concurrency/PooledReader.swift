@@ -31,7 +31,7 @@ final class PooledReader: @unchecked Sendable {
     /// Runs the async reads that take this reader: one at a time, since one access at a time holds the reader.
     let queue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.reader")
     /// The cancellation record of the async reads that run in place on this reader: one at a time, so one record
-    /// serves them all, without an allocation (and a lock's) per access.
+    /// serves them all, without an allocation per access.
     let inPlaceCancellation = AccessCancellation()
 
     deinit {

@@ -29,7 +29,7 @@ final class SerializedDatabase: @unchecked Sendable {
     let dispatchQueue: DispatchQueue
     /// The cancellation record of the async accesses that run without a hop. Only the access that holds the
     /// connection uses it, and a task's cancellation handler never runs after `withTaskCancellationHandler`
-    /// returns, so one record serves them all, without an allocation (and a lock's) per access.
+    /// returns, so one record serves them all, without an allocation per access.
     private let inPlaceCancellation = AccessCancellation()
 
     /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
@@ -214,44 +214,55 @@ final class SerializedDatabase: @unchecked Sendable {
         database = try recipe.open()
         lock.broadcast()
     }
+}
 
-    /// Runs `body` with the connection, in a transaction of `kind` when it is not `nil` (taken here rather than in a
-    /// closure around `body`, which would cost an allocation per access), through ``AsyncHandOff``: in place when
-    /// the connection is free, else on ``dispatchQueue``.
-    func asyncAccess<T: Sendable>(
-        transaction kind: Database.TransactionKind? = nil,
-        _ body: @escaping @Sendable (Database) throws -> T
-    ) async throws -> T {
-        try await AsyncHandOff.perform(
-            take: { () throws -> (Database, ThreadAccessRecord)? in
-                let list = try enter()
-                do {
-                    if let database = try checkOutIfFree() { return (database, list) }
-                } catch {
-                    ThreadAccesses.leave(identity, from: list)
-                    throw error
-                }
-                ThreadAccesses.leave(identity, from: list)
-                return nil
-            },
-            cancellationFor: { taken in
-                inPlaceCancellation.begin(taken.0.interruptHandle)
-                return inPlaceCancellation
-            },
-            run: { taken, cancellation in
-                defer {
-                    checkIn()
-                    ThreadAccesses.leave(identity, from: taken.1)
-                }
-                // A task cancelled before its cancellation handler was installed ran `onCancel` when it was
-                // installed, before any statement ran, so the interruption did nothing: the access must not start.
-                if Task.isCancelled { throw CancellationError() }
-                return try Self.runStarted(body, on: taken.0, transaction: kind, cancellation: cancellation)
-            },
-            elsewhere: { cancellation, completion in
-                dispatchQueue.async {
-                    completion(Result { try self.access(transaction: kind, cancellation: cancellation, body) })
-                }
-            })
+extension SerializedDatabase: AsyncAccessTarget {
+    /// Takes the connection when it is free, recording the calling thread as inside an access.
+    @inline(__always)
+    func takeInPlace() throws -> (Database, ThreadAccessRecord)? {
+        let list = try enter()
+        do {
+            if let database = try checkOutIfFree() { return (database, list) }
+        } catch {
+            ThreadAccesses.leave(identity, from: list)
+            throw error
+        }
+        ThreadAccesses.leave(identity, from: list)
+        return nil
+    }
+
+    /// The connection's one in-place record: only the access that holds the connection uses it.
+    @inline(__always)
+    func inPlaceCancellation(for taken: (Database, ThreadAccessRecord)) -> AccessCancellation {
+        inPlaceCancellation.reset()
+        return inPlaceCancellation
+    }
+
+    /// Runs `body` with the connection in a transaction of `kind` (taken here rather than in a closure around
+    /// `body`, which would cost an allocation per access), then gives the connection back.
+    @inline(__always)
+    func runInPlace<T>(
+        _ taken: (Database, ThreadAccessRecord),
+        transaction kind: Database.TransactionKind?,
+        cancellation: AccessCancellation,
+        _ body: (Database) throws -> T
+    ) throws -> T {
+        defer {
+            checkIn()
+            ThreadAccesses.leave(identity, from: taken.1)
+        }
+        return try Self.run(body, on: taken.0, transaction: kind, cancellation: cancellation)
+    }
+
+    /// Runs the access on ``dispatchQueue``, which waits there for the connection.
+    func startElsewhere<T: Sendable>(
+        transaction kind: Database.TransactionKind?,
+        _ body: EscapedBody<T>,
+        cancellation: AccessCancellation,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        dispatchQueue.async {
+            completion(Result { try self.access(transaction: kind, cancellation: cancellation, body.run) })
+        }
     }
 }

@@ -18,7 +18,8 @@
 
 // Every call of the toolkit into the C library and the operating system, in one file so that the platform imports
 // stand in one place: the lock every queue and pool uses, the thread-local slot of the re-entry check, the file calls
-// of the atomic key change and of the header check, the zeroing of key bytes, and the file locks of the write gate.
+// of the atomic key change and of the header check, the zeroing of key bytes, the file locks of the write gate, and
+// giving up the thread's time slice.
 
 /// The one lock of the toolkit: a mutex with a condition variable, for the state the queues and pools share between
 /// threads. Every `@unchecked Sendable` type of the toolkit names the `Lock` that protects its state.
@@ -271,6 +272,16 @@ enum PlatformFiles {
 /// `rename(2)`, under a name of its own, so ``PlatformFiles/rename(_:to:operation:)`` does not call itself.
 private func renameFile(_ source: String, _ destination: String) -> Int32 {
     rename(source, destination)
+}
+
+/// Gives the rest of the calling thread's time slice to another thread: `sched_yield` where POSIX has it,
+/// `SwitchToThread` on Windows. For a wait of a few instructions on another thread (an interruption in progress).
+func yieldThread() {
+    #if os(Windows)
+        _ = SwitchToThread()
+    #else
+        _ = sched_yield()
+    #endif
 }
 
 /// Overwrites `bytes` with zeros in a way the optimizer cannot drop as a dead store: each platform's own function
