@@ -61,6 +61,10 @@ let package = Package(
             name: "observation-latency",
             dependencies: ["BenchmarkCore", "ToolkitBenchmarks", "GRDBBenchmarks"]
         ),
+        .executableTarget(
+            name: "async-overhead",
+            dependencies: ["BenchmarkCore", "ToolkitBenchmarks"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
