@@ -41,15 +41,7 @@ struct AsyncAccessClosureTests {
         // The connection held by a blocking access on another thread: the async read waits on the queue's dispatch
         // queue (where the task starts before the release; on Linux a plain task may start after it, and run in
         // place).
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread {
-            try? queue.inDatabase { _ in
-                inside.signal()
-                _ = release.wait(timeout: .now() + 20)
-            }
-        }.start()
-        try await waitOffCooperativePool(inside)
+        let release = try await holdAccess { inside in try queue.inDatabase { _ in inside() } }
         let waiting = startImmediately { try await forwardedRead(queue) { db in try Self.count(db) } }
         release.signal()
         #expect(try await waiting.value == 3)

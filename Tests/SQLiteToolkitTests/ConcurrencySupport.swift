@@ -118,17 +118,22 @@ func cancelOnceStarted<T: Sendable>(_ task: Task<T, any Error>, _ started: Locke
     return try #require(throws: DatabaseError.self) { try result.get() }
 }
 
-/// Holds a reader of `pool` in a blocking read on a thread of its own until the returned semaphore is signalled (at
-/// most 20 s); returns once the read holds it.
-func holdReader(of pool: DatabasePool) async throws -> DispatchSemaphore {
+/// Runs a blocking access on a thread of its own, holding its connection until the returned semaphore is signalled
+/// (at most 20 s); returns once the access runs. `access` runs the access and calls its argument inside it.
+func holdAccess(_ access: @escaping @Sendable (_ inside: () -> Void) throws -> Void) async throws -> DispatchSemaphore {
     let inside = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     Thread {
-        try? pool.read { _ in
+        try? access {
             inside.signal()
             _ = release.wait(timeout: .now() + 20)
         }
     }.start()
     try await waitOffCooperativePool(inside)
     return release
+}
+
+/// Holds a reader of `pool` in a blocking read (see ``holdAccess(_:)``).
+func holdReader(of pool: DatabasePool) async throws -> DispatchSemaphore {
+    try await holdAccess { inside in try pool.read { _ in inside() } }
 }

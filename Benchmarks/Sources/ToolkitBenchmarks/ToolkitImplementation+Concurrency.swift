@@ -26,44 +26,46 @@ extension ToolkitImplementation {
     }
 
     private func prepareQueueRead(isAsync: Bool, size: WorkloadSize, location: DatabaseLocation) throws -> PreparedRun {
-        let pragmas = location.storage.pragmas
-        let queue = try DatabaseQueue(path: location.path) { db in
-            for pragma in pragmas { try db.execute(pragma) }
-        }
-        try queue.inDatabase { db in try populateIntegers(db, rows: size.rows) }
+        let queue = try makeQueue(size: size, location: location)
         let rows = size.rows
         let lookups = size.lookups
         let close = { queue.close() }
         if isAsync {
             return PreparedRun(
-                body: {
-                    try waitForTask {
-                        var sum: Int64 = 0
-                        for lookup in 0..<lookups {
-                            let id = BenchmarkData.lookupID(lookup, rows: rows)
-                            sum &+= try await queue.read { db in
-                                try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
-                            }
-                        }
-                        return sum
-                    }
-                },
-                close: close
-            )
+                body: { try waitForTask { try await Self.queueReadsAsync(queue, lookups: lookups, rows: rows) } },
+                close: close)
         }
-        return PreparedRun(
-            body: {
-                var sum: Int64 = 0
-                for lookup in 0..<lookups {
-                    let id = BenchmarkData.lookupID(lookup, rows: rows)
-                    sum &+= try queue.read { db in
-                        try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
-                    }
-                }
-                return sum
-            },
-            close: close
-        )
+        return PreparedRun(body: { try Self.queueReads(queue, lookups: lookups, rows: rows) }, close: close)
+    }
+
+    /// A queue on `location` holding the rows the lookups read.
+    private func makeQueue(size: WorkloadSize, location: DatabaseLocation) throws -> DatabaseQueue {
+        let pragmas = location.storage.pragmas
+        let queue = try DatabaseQueue(path: location.path) { db in
+            for pragma in pragmas { try db.execute(pragma) }
+        }
+        try queue.inDatabase { db in try populateIntegers(db, rows: size.rows) }
+        return queue
+    }
+
+    /// `lookups` blocking read accesses of `queue`, one point lookup each.
+    private static func queueReads(_ queue: DatabaseQueue, lookups: Int, rows: Int) throws -> Int64 {
+        var sum: Int64 = 0
+        for lookup in 0..<lookups {
+            let id = BenchmarkData.lookupID(lookup, rows: rows)
+            sum &+= try queue.read { db in try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0 }
+        }
+        return sum
+    }
+
+    /// ``queueReads(_:lookups:rows:)`` with the async accesses.
+    private static func queueReadsAsync(_ queue: DatabaseQueue, lookups: Int, rows: Int) async throws -> Int64 {
+        var sum: Int64 = 0
+        for lookup in 0..<lookups {
+            let id = BenchmarkData.lookupID(lookup, rows: rows)
+            sum &+= try await queue.read { db in try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0 }
+        }
+        return sum
     }
 
     /// The body of read access number `access`: 20 point lookups.
@@ -82,17 +84,18 @@ extension ToolkitImplementation {
         let rows = size.rows
         let accesses = size.lookups
         return PreparedRun(
-            body: {
-                try waitForTask {
-                    var sum: Int64 = 0
-                    for access in 0..<accesses {
-                        sum &+= try await pool.read { db in try Self.lookups(db, access: access, rows: rows) }
-                    }
-                    return sum
-                }
-            },
+            body: { try waitForTask { try await Self.poolReadsAsync(pool, accesses: accesses, rows: rows) } },
             close: { pool.close() }
         )
+    }
+
+    /// `accesses` async read accesses of `pool`, 20 point lookups each.
+    private static func poolReadsAsync(_ pool: DatabasePool, accesses: Int, rows: Int) async throws -> Int64 {
+        var sum: Int64 = 0
+        for access in 0..<accesses {
+            sum &+= try await pool.read { db in try lookups(db, access: access, rows: rows) }
+        }
+        return sum
     }
 
     /// Read access number `access`: 20 point lookups.
@@ -254,50 +257,16 @@ extension ToolkitImplementation {
                 },
                 close: { pool.close() })
             let async = PreparedRun(
-                body: {
-                    try waitForTask {
-                        var sum: Int64 = 0
-                        for access in 0..<accesses {
-                            sum &+= try await pool.read { db in try Self.lookups(db, access: access, rows: rows) }
-                        }
-                        return sum
-                    }
-                },
+                body: { try waitForTask { try await Self.poolReadsAsync(pool, accesses: accesses, rows: rows) } },
                 close: {})
             return (blocking, async)
         }
-        let pragmas = location.storage.pragmas
-        let queue = try DatabaseQueue(path: location.path) { db in
-            for pragma in pragmas { try db.execute(pragma) }
-        }
-        try queue.inDatabase { db in try populateIntegers(db, rows: size.rows) }
+        let queue = try makeQueue(size: size, location: location)
         let blocking = PreparedRun(
-            body: {
-                try waitForTask {
-                    var sum: Int64 = 0
-                    for lookup in 0..<accesses {
-                        let id = BenchmarkData.lookupID(lookup, rows: rows)
-                        sum &+= try queue.read { db in
-                            try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
-                        }
-                    }
-                    return sum
-                }
-            },
+            body: { try waitForTask { try Self.queueReads(queue, lookups: accesses, rows: rows) } },
             close: { queue.close() })
         let async = PreparedRun(
-            body: {
-                try waitForTask {
-                    var sum: Int64 = 0
-                    for lookup in 0..<accesses {
-                        let id = BenchmarkData.lookupID(lookup, rows: rows)
-                        sum &+= try await queue.read { db in
-                            try db.queryValue(BenchmarkData.selectByID, id, as: Int64.self) ?? 0
-                        }
-                    }
-                    return sum
-                }
-            },
+            body: { try waitForTask { try await Self.queueReadsAsync(queue, lookups: accesses, rows: rows) } },
             close: {})
         return (blocking, async)
     }
