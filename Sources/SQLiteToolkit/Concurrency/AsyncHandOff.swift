@@ -32,6 +32,9 @@ enum AsyncHandOff {
         if gate.tryEnter() {
             defer { gate.leave() }
             if let taken = try target.takeInPlace() {
+                // After `withTaskCancellationHandler` has returned, and so removed the handler: the next access on
+                // this connection resets the same record, which a late cancellation of this task must not reach.
+                defer { target.giveBackInPlace(taken) }
                 let cancellation = target.inPlaceCancellation(for: taken)
                 // A task cancelled before the handler is installed runs `onCancel` at once, which marks the record
                 // cancelled, so `runInPlace` does not start the access.
@@ -117,14 +120,18 @@ protocol AsyncAccessTarget: AnyObject, Sendable {
     func inPlaceCancellation(for taken: Taken) -> AccessCancellation
 
     /// Runs `body` on `taken`, in a transaction of `kind` when it is not `nil` (a pool's reads always run in a
-    /// deferred one), once `cancellation` has started (it does not start when the task was cancelled before), and
-    /// gives the connection back, whatever happens.
+    /// deferred one), once `cancellation` has started (it does not start when the task was cancelled before). It
+    /// keeps the connection: ``giveBackInPlace(_:)`` gives it back.
     func runInPlace<T>(
         _ taken: Taken,
         transaction kind: Database.TransactionKind?,
         cancellation: AccessCancellation,
         _ body: (Database) throws -> T
     ) throws -> T
+
+    /// Gives back the connection of an access in place, whatever happened, once the access's cancellation handler
+    /// is removed.
+    func giveBackInPlace(_ taken: Taken)
 
     /// Starts the access on a dispatch queue, where it may wait for a connection, and calls `completion` once with
     /// its outcome.

@@ -421,6 +421,16 @@ public final class DatabasePool: @unchecked Sendable {
         cancellation: AccessCancellation?
     ) throws -> T {
         defer { checkIn(reader) }
+        return try runReadKeepingReader(body, on: reader, cancellation: cancellation)
+    }
+
+    /// ``runRead(_:on:cancellation:)`` without giving the reader back: the caller does.
+    @inline(__always)
+    private func runReadKeepingReader<T>(
+        _ body: (Database) throws -> T,
+        on reader: PooledReader,
+        cancellation: AccessCancellation?
+    ) throws -> T {
         let database = try connection(of: reader)
         guard let list = ThreadAccesses.enter(identity) else {
             throw ThreadAccesses.reentryError("a read started", ownerName: writer.ownerName)
@@ -638,7 +648,7 @@ extension DatabasePool: AsyncAccessTarget {
         return reader.inPlaceCancellation
     }
 
-    /// Runs a read on `reader`, always in a deferred transaction, and gives the reader back.
+    /// Runs a read on `reader`, always in a deferred transaction.
     @inline(__always)
     func runInPlace<T>(
         _ reader: PooledReader,
@@ -646,6 +656,12 @@ extension DatabasePool: AsyncAccessTarget {
         cancellation: AccessCancellation,
         _ body: (Database) throws -> T
     ) throws -> T {
-        try runRead(body, on: reader, cancellation: cancellation)
+        try runReadKeepingReader(body, on: reader, cancellation: cancellation)
+    }
+
+    /// Gives the reader back.
+    @inline(__always)
+    func giveBackInPlace(_ reader: PooledReader) {
+        checkIn(reader)
     }
 }

@@ -30,8 +30,9 @@ final class PooledReader: @unchecked Sendable {
     var database: Database?
     /// Runs the async reads that take this reader: one at a time, since one access at a time holds the reader.
     let queue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.reader")
-    /// The cancellation record of the async reads that run in place on this reader: one at a time, so one record
-    /// serves them all, without an allocation per access.
+    /// The cancellation record of the async reads that run in place on this reader: one at a time, each holding the
+    /// reader until its cancellation handler is removed, so one record serves them all, without an allocation per
+    /// access.
     let inPlaceCancellation = AccessCancellation()
 
     deinit {

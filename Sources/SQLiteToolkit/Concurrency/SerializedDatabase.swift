@@ -28,8 +28,9 @@ final class SerializedDatabase: @unchecked Sendable {
     /// access that waits for the connection blocks a thread of this queue, never one that other tasks need.
     let dispatchQueue: DispatchQueue
     /// The cancellation record of the async accesses that run without a hop. Only the access that holds the
-    /// connection uses it, and a task's cancellation handler never runs after `withTaskCancellationHandler`
-    /// returns, so one record serves them all, without an allocation per access.
+    /// connection uses it, an access in place holds the connection until `withTaskCancellationHandler` has returned,
+    /// and a task's cancellation handler never runs after that, so one record serves them all, without an allocation
+    /// per access.
     private let inPlaceCancellation = AccessCancellation()
 
     /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
@@ -239,7 +240,7 @@ extension SerializedDatabase: AsyncAccessTarget {
     }
 
     /// Runs `body` with the connection in a transaction of `kind` (taken here rather than in a closure around
-    /// `body`, which would cost an allocation per access), then gives the connection back.
+    /// `body`, which would cost an allocation per access).
     @inline(__always)
     func runInPlace<T>(
         _ taken: (Database, ThreadAccessRecord),
@@ -247,11 +248,14 @@ extension SerializedDatabase: AsyncAccessTarget {
         cancellation: AccessCancellation,
         _ body: (Database) throws -> T
     ) throws -> T {
-        defer {
-            checkIn()
-            ThreadAccesses.leave(identity, from: taken.1)
-        }
+        defer { ThreadAccesses.leave(identity, from: taken.1) }
         return try Self.run(body, on: taken.0, transaction: kind, cancellation: cancellation)
+    }
+
+    /// Gives the connection back.
+    @inline(__always)
+    func giveBackInPlace(_ taken: (Database, ThreadAccessRecord)) {
+        checkIn()
     }
 
     /// Runs the access on ``dispatchQueue``, which waits there for the connection.
