@@ -77,7 +77,7 @@ struct PlatformFallbackTests {
             #expect(notANumber == 0)
         }
 
-        @Test("waiting until Date.distantFuture on the toolkit's lock returns when signalled")
+        @Test("waiting until a deadline past the monotonic clock's end on the toolkit's lock returns when signalled")
         func waitUntilDistantFutureIsSignalled() async {
             let lock = Lock()
             let state = WakeState()
@@ -85,7 +85,7 @@ struct PlatformFallbackTests {
                 lock.lock()
                 state.isWaiting = true
                 var woken = false
-                while !state.isSignalled { woken = lock.wait(until: .distantFuture) }
+                while !state.isSignalled { woken = lock.wait(until: MonotonicDeadline(secondsFromNow: .infinity)) }
                 state.wasWoken = woken
                 lock.unlock()
             }
@@ -97,6 +97,19 @@ struct PlatformFallbackTests {
             }
             while !(lock.withLock { state.wasWoken != nil }) { await Task.yield() }
             #expect(lock.withLock { state.wasWoken } == true)
+        }
+
+        @Test("a timed wait whose deadline passed, or is not a number, ends at once without a wake-up")
+        func timedWaitPastDeadline() {
+            let lock = Lock()
+            for seconds in [-1.0, 0, .nan, 0.001] {
+                let deadline = MonotonicDeadline(secondsFromNow: seconds)
+                lock.withLock {
+                    // Nothing wakes this wait; a spurious wake-up may still return `true` before the deadline.
+                    while !deadline.hasPassed { _ = lock.wait(until: deadline) }
+                    #expect(!lock.wait(until: deadline))
+                }
+            }
         }
     #endif
 }

@@ -5,7 +5,8 @@
 #endif
 
 /// Connects a task's cancellation to the access that runs for it: cancelled before the access starts, the access
-/// does not run; cancelled while it runs, its running statement is interrupted.
+/// does not run (and a wait for a connection or a reader registered with ``waitingBegins(on:)`` is woken, so it ends
+/// at once); cancelled while it runs, its running statement is interrupted.
 ///
 /// The state is one atomic word rather than a value under a lock: every async access passes through ``start(_:)``
 /// and ``finish()``, and a lock there cost two lock-and-unlock pairs per access (about 190 instructions, against
@@ -30,10 +31,12 @@ final class AccessCancellation: @unchecked Sendable {
 
     private let state = AtomicWord(State.waiting)
     private var interruptHandle: InterruptHandle?
-
-    deinit {
-        state.deallocate()
-    }
+    /// The lock whose condition variable the access waits in for a connection or a reader, while it waits; read and
+    /// written under ``registrations``.
+    private var waitingOn: Lock?
+    /// Guards every record's ``waitingOn``: one lock for all, taken only by an access that must wait and by
+    /// ``cancel()``, never on the path of an access that finds its connection free.
+    private static let registrations = Lock()
 
     /// Makes the record ready for a new access that has not started yet: one store where a new record would cost an
     /// allocation. The caller holds what the record is for (a reader, a connection), so no other access uses it
@@ -67,21 +70,43 @@ final class AccessCancellation: @unchecked Sendable {
         }
     }
 
-    /// Called when the awaiting task is cancelled.
-    func cancel() {
+    /// Whether the task was cancelled before the access started: the access does not start.
+    var isCancelled: Bool { state.load() == State.cancelled }
+
+    /// Called by an access about to wait in `lock`'s condition variable, holding `lock`: from now until
+    /// ``waitingEnds()``, a cancellation broadcasts it, so the waiting loop, which checks ``isCancelled`` before each
+    /// wait, ends. The canceller reads the registration, gives ``registrations`` back, then takes `lock` (which the
+    /// waiter holds from its check until its wait), so either the waiter sees the cancellation or the broadcast
+    /// reaches it, and the two locks are never held together in opposite orders.
+    func waitingBegins(on lock: Lock) {
+        Self.registrations.withLock { waitingOn = lock }
+    }
+
+    /// Ends what ``waitingBegins(on:)`` began.
+    func waitingEnds() {
+        Self.registrations.withLock { waitingOn = nil }
+    }
+
+    /// Called when the awaiting task is cancelled. Returns `true` when the access had not started, and now never
+    /// will: the caller may then resume the awaiting task at once.
+    @discardableResult
+    func cancel() -> Bool {
         while true {
             switch state.load() {
             case State.waiting:
-                if state.compareExchange(expected: State.waiting, desired: State.cancelled) { return }
+                if state.compareExchange(expected: State.waiting, desired: State.cancelled) {
+                    if let lock = Self.registrations.withLock({ waitingOn }) { lock.withLock { lock.broadcast() } }
+                    return true
+                }
             case State.running:
                 guard state.compareExchange(expected: State.running, desired: State.interrupting) else { continue }
                 // sqlite3_interrupt is safe from any thread while the connection is open; the handle does nothing
                 // after close.
                 interruptHandle?.interrupt()
                 state.store(State.cancelled)
-                return
+                return false
             default:
-                return
+                return false
             }
         }
     }

@@ -14,22 +14,24 @@ import Atomics
 /// Why alone on its lines: a word that one thread writes on every access (a reader's state) must not share a cache
 /// line with a word another thread writes, or each write takes the line from the other core (false sharing), which
 /// serializes the two threads as a lock would. 128 bytes, since some processors fetch lines in adjacent pairs.
-struct AtomicWord: @unchecked Sendable {
+///
+/// Non-copyable: the word owns its allocation and frees it in `deinit`, so a copy (which would free it twice, or
+/// leave one copy pointing at freed memory) cannot be made.
+struct AtomicWord: ~Copyable, @unchecked Sendable {
     // @unchecked Sendable: the word is only ever read and written through atomic operations.
     private let storage: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
 
     /// The bytes each word occupies, at that alignment.
     private static let isolation = 128
 
-    /// A new word holding `value`; its owner calls ``deallocate()`` once no thread uses it any more.
+    /// A new word holding `value`, freed when its owner is.
     init(_ value: Int) {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: Self.isolation, alignment: Self.isolation)
         storage = raw.bindMemory(to: UnsafeAtomic<Int>.Storage.self, capacity: 1)
         storage.initialize(to: UnsafeAtomic<Int>.Storage(value))
     }
 
-    /// Frees the word.
-    func deallocate() {
+    deinit {
         storage.deinitialize(count: 1)
         UnsafeMutableRawPointer(storage).deallocate()
     }

@@ -38,45 +38,21 @@ import Dispatch
 ///   ``DatabaseError/Reason/reentrantAccess`` at once instead of deadlocking.
 ///
 /// Related SQLite documentation: <https://sqlite.org/wal.html>
-public final class DatabasePool: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state (`readers`, `waitingBarrierCount`, `isClosed`) is read and written only
-    // while holding `condition` (a ``Lock``, used with its condition variable); `entryClosed` and `waiterCount` are
-    // atomic words, written only while holding `condition`; a reader connection is used only by the read whose
-    // exchange on the reader's state word took it (see ``PooledReader``); the writer is a SerializedDatabase, safe
-    // on its own.
-    //
-    // The read path. A read first tries the reader its thread used last for this pool (kept in the thread's
-    // ``ThreadAccessList``, by ``poolID``): one compare-and-exchange of that reader's state, idle to in use, then one
-    // load of `entryClosed`. Giving the reader back is one store of idle, then one load of `waiterCount`. Neither
-    // touches a word that another reader writes, nor the lock, so reads on different threads never wait for each
-    // other. Only when that fails (no reader cached, the cached one taken by another thread or retired, a barrier
-    // write or a close under way) does the read take the lock and look through `readers`, open a new reader, or wait.
-    //
-    // Why that is safe: a barrier write and `close()` store 1 in `entryClosed`, add 1 to `waiterCount`, then, under
-    // the lock, wait until no reader is in use. Every operation on the words is sequentially consistent, so of a
-    // read's exchange then load and the barrier's store then loads of the states, one sees the other: either the
-    // read sees `entryClosed` and backs out (gives the reader back and takes the slow path, which waits for the
-    // barrier), or the barrier sees the reader in use and waits for it. A read that gives a reader back while
-    // `waiterCount` is above 0 takes the lock to wake the waiting thread; the waiting thread checked the states
-    // holding the lock, and holds it until it waits, so no wake-up is lost. Reads waiting for a reader (the reader
-    // limit) count themselves in `waiterCount` the same way.
-    private let condition = Lock()
-    /// Every open reader, whatever its state, in use or idle (retired ones are removed).
-    private var readers: [PooledReader] = []
-    private var waitingBarrierCount = 0
-    private var isClosed = false
-    // The two words are allocated at the end of `init`, after everything that can throw: a class whose `init`
-    // throws runs no `deinit`, which frees them.
-    /// 1 while a barrier write waits or runs, or the pool is closed: reads then take the slow path.
-    private let entryClosed: AtomicWord
-    /// The barrier writes, closes and reads waiting in the lock's condition variable for a reader's state to change.
-    private let waiterCount: AtomicWord
+public final class DatabasePool: Sendable {
+    // Sendable: every stored property is a constant of a Sendable type. The readers and who may use them are
+    // ``ReaderCheckout``'s (its comment says why its fast path needs no lock); whether the pool is open is
+    // ``ConnectionLifecycle``'s; the writer is a ``SerializedDatabase``, safe on its own.
+
     /// The pool's key in every thread's reader cache: unique in the process, never reused (unlike an
     /// `ObjectIdentifier`, which a new pool at the address of a freed one would share).
-    let poolID = DatabasePool.nextPoolID.add(1)
+    let poolID: Int
     private static let nextPoolID = AtomicWord(0)
-    /// Held by ``close()`` and ``reopen()`` for their whole run, so they never interleave.
-    private let lifecycle = Lock()
+    /// Open, closing, closed or reopening: see ``ConnectionLifecycle``.
+    private let lifecycle = ConnectionLifecycle()
+    /// The reader connections.
+    let readers: ReaderCheckout
+    /// The live snapshots, which a close closes.
+    let snapshots = SnapshotRegistry()
 
     let writer: SerializedDatabase
     let readerRecipe: ConnectionRecipe
@@ -84,9 +60,9 @@ public final class DatabasePool: @unchecked Sendable {
     private let readerWaitQueue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.readerWait")
 
     /// The most reader connections open at once.
-    public let maximumReaderCount: Int
+    public var maximumReaderCount: Int { readers.maximumReaderCount }
     /// How long a read waits for a reader connection when all are busy, in seconds.
-    public let readerTimeout: TimeInterval
+    public var readerTimeout: TimeInterval { readers.readerTimeout }
 
     /// The default number of readers: 5.
     public static let defaultMaximumReaderCount = 5
@@ -128,8 +104,6 @@ public final class DatabasePool: @unchecked Sendable {
                 "a database pool needs a database file: WAL mode does not work in memory; use a DatabaseQueue",
                 reason: .inMemoryPool)
         }
-        self.maximumReaderCount = max(1, maximumReaderCount)
-        self.readerTimeout = readerTimeout
         self.readerRecipe = ConnectionRecipe(
             path: path, configuration: configuration,
             setUp: { db in
@@ -155,15 +129,9 @@ public final class DatabasePool: @unchecked Sendable {
         writer = try SerializedDatabase(
             recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write", ownerName: "database pool")
         identity = writer.identity
-        entryClosed = AtomicWord(0)
-        waiterCount = AtomicWord(0)
-    }
-
-    deinit {
-        // A thread's reader cache may keep a reader object after the pool is gone: its connection must not stay open.
-        for reader in readers where reader.tryRetire() { reader.database?.close() }
-        entryClosed.deallocate()
-        waiterCount.deallocate()
+        poolID = DatabasePool.nextPoolID.add(1)
+        readers = ReaderCheckout(
+            maximumReaderCount: maximumReaderCount, readerTimeout: readerTimeout, poolID: poolID, identity: identity)
     }
 
     private static func isInMemory(_ path: String, configuration: Database.Configuration) -> Bool {
@@ -176,114 +144,53 @@ public final class DatabasePool: @unchecked Sendable {
     public var path: String { readerRecipe.path }
 
     /// The number of reader connections open now (busy or idle).
-    public var readerCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return readers.count
-    }
+    public var readerCount: Int { readers.count }
 
     /// Closes the reader connections that no read is using, to give their memory back (for example on a memory
     /// warning); reads open new ones as they need them.
     public func closeIdleReaders() {
-        condition.lock()
-        let retired = retireIdleReaders()
-        condition.broadcast()
-        condition.unlock()
-        for reader in retired { reader.database?.close() }
+        for reader in readers.closeIdleReaders() { reader.database?.close() }
     }
 
-    /// Retires the idle readers and removes them from `readers`; returns them, for their connections to be closed
-    /// once the lock is given back. Called with `condition` held.
-    private func retireIdleReaders() -> [PooledReader] {
-        var retired: [PooledReader] = []
-        readers.removeAll { reader in
-            guard reader.tryRetire() else { return false }
-            retired.append(reader)
-            return true
-        }
-        return retired
-    }
+    /// Whether the pool is open: not closed by ``close()``, and no close or reopen under way.
+    public var isOpen: Bool { lifecycle.isOpen }
 
-    /// Whether a read holds one of the readers. Called with `condition` held.
-    private var isReadInProgress: Bool { readers.contains { $0.isInUse } }
-
-    /// Stores in `entryClosed` whether reads must take the slow path. Called with `condition` held.
-    private func updateEntry() {
-        entryClosed.store(isClosed || waitingBarrierCount > 0 ? 1 : 0)
-    }
-
-    /// Wakes the threads waiting for a reader's state to change, if any: called after giving a reader back.
-    @inline(__always)
-    private func wakeWaiters() {
-        if waiterCount.load() > 0 {
-            condition.lock()
-            condition.broadcast()
-            condition.unlock()
-        }
-    }
-
-    /// Whether the pool is open (not closed by ``close()``).
-    public var isOpen: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return !isClosed
-    }
-
-    /// Waits for the accesses in progress, then closes every connection; later accesses throw
-    /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``. Closing twice does nothing.
+    /// Waits for the accesses in progress, then closes every connection, the snapshots' included (a live
+    /// ``DatabaseSnapshot`` is closed: its reads throw); later accesses throw
+    /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``, and so do the reads waiting for a reader now.
+    /// Closing twice does nothing.
     ///
     /// Closing cannot fail, as for ``Database/close()``: there is nothing for the caller to handle. Called inside
     /// an access to this pool (which waiting would deadlock), it closes the idle readers and the writer (after the
     /// write of another thread) at once, and the connections in use when their accesses end; ``isOpen`` is `false`
-    /// at once.
+    /// at once. Any number of threads may close and reopen at once, inside accesses or not: a close waits for a
+    /// close or reopen under way (one inside an access returns at once instead), and a reopen waits for a close
+    /// under way, then opens.
     public func close() {
         let isInsideAccess = ThreadAccesses.contains(identity)
-        // One close or reopen at a time, so a reopen never runs between closing the readers and the writer.
-        lifecycle.lock()
-        defer { lifecycle.unlock() }
-        condition.lock()
-        isClosed = true
-        updateEntry()
-        condition.broadcast()
-        // Every reader is retired once idle: after the reads in progress, and after a read that took its cached
-        // reader just before seeing `entryClosed` gives it back. Inside an access to this pool, that access's own
-        // reader cannot become idle before close() returns: the readers still in use are retired when their reads
-        // end (checkIn(_:)).
-        waiterCount.add(1)
-        var retired: [PooledReader] = []
-        while true {
-            retired += retireIdleReaders()
-            if readers.isEmpty || isInsideAccess { break }
-            condition.wait()
+        lifecycle.close(insideAccess: isInsideAccess) {
+            // Inside an access to this pool, that access's own reader cannot be given back before close() returns:
+            // the readers still in use are retired when their reads end.
+            for reader in readers.close(waitingForReads: !isInsideAccess) { reader.database?.close() }
+            snapshots.closeAll()
+            writer.close()
         }
-        waiterCount.add(-1)
-        condition.unlock()
-        for reader in retired { reader.database?.close() }
-        writer.close()
     }
 
     /// Opens the pool again after ``close()``, with the same path, configuration and set-up hook: the writer at
     /// once (so a file that cannot be opened any more throws here), the readers when reads need them. The pattern
     /// of an app that closes its database when it goes to the background and carries on when it comes back. Does
-    /// nothing when the pool is open.
+    /// nothing when the pool is open; waits for a close under way to end, then opens.
     ///
     /// - Throws: the error of opening the writer or of its set-up hook (the pool then stays closed);
     ///   ``DatabaseError/Reason/reentrantAccess`` when called inside an access to this pool.
     public func reopen() throws {
         try writer.checkNotReentrant("reopen()")
-        lifecycle.lock()
-        defer { lifecycle.unlock() }
-        condition.lock()
-        let closed = isClosed
-        condition.unlock()
-        guard closed else { return }
-        // No access runs now: every one checks `isClosed` first, and close() waited for those in progress.
-        try writer.reopen()
-        condition.lock()
-        isClosed = false
-        updateEntry()
-        condition.broadcast()
-        condition.unlock()
+        try lifecycle.reopen {
+            try writer.reopen()
+            snapshots.reopen()
+            readers.reopen()
+        }
     }
 
     // MARK: - Entering and leaving
@@ -293,115 +200,17 @@ public final class DatabasePool: @unchecked Sendable {
     /// reference count every thread would then write).
     let identity: ObjectIdentifier
 
-    /// Throws when the pool is closed. Called with `condition` held.
-    private func checkOpen() throws {
-        if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
-    }
-
     // MARK: - Reads
 
-    /// Takes a reader: the one the calling thread used last for this pool when it is idle (no lock), else an idle
-    /// one, or a new one (opened by ``runRead(_:on:cancellation:)``) when none is idle and fewer than the maximum are
-    /// open. When neither is possible, or while a barrier write waits or runs, waits until `deadline`, then throws
-    /// ``DatabaseError/Reason/readerTimeout``; with no deadline, returns `nil` instead of waiting. A deadline of
-    /// ``Deadline/readerTimeoutFromNow`` is computed only when the read must wait, so a read that finds a reader
-    /// reads no clock.
-    @inline(__always)
-    private func takeReader(waitingUntil deadline: Deadline) throws -> PooledReader? {
-        try ThreadAccesses.withCurrentList { list in
-            if list.contains(identity) {
-                throw ThreadAccesses.reentryError("a read started", ownerName: writer.ownerName)
-            }
-            if let reader = list.cachedReader(of: poolID), reader.tryTake() {
-                if entryClosed.load() == 0 { return reader }
-                // A barrier write or a close is under way: back out, so that it does not wait for this read.
-                reader.giveBack()
-                wakeWaiters()
-            }
-            let reader = try takeReaderSlowly(waitingUntil: deadline)
-            if let reader { list.cacheReader(reader, of: poolID) }
-            return reader
-        }
-    }
-
-    /// How long ``takeReader(waitingUntil:)`` may wait.
-    private enum Deadline {
-        /// Not at all: `nil` when no reader is free.
-        case noWait
-        /// ``readerTimeout`` from the moment the read finds it must wait.
-        case readerTimeoutFromNow
-        /// Until this date.
-        case date(Date)
-    }
-
-    /// ``takeReader(waitingUntil:)`` under the lock.
-    @inline(never)
-    private func takeReaderSlowly(waitingUntil wait: Deadline) throws -> PooledReader? {
-        let deadline: Date?
-        switch wait {
-        case .noWait: deadline = nil
-        case .readerTimeoutFromNow: deadline = Date(timeIntervalSinceNow: readerTimeout)
-        case .date(let date): deadline = date
-        }
-        condition.lock()
-        defer { condition.unlock() }
-        // Counted before looking at the readers' states, so a read giving one back meanwhile wakes this one.
-        waiterCount.add(1)
-        defer { waiterCount.add(-1) }
-        while true {
-            try checkOpen()
-            if waitingBarrierCount == 0 {
-                if let reader = readers.first(where: { $0.tryTake() }) { return reader }
-                if readers.count < maximumReaderCount {
-                    let reader = PooledReader()
-                    readers.append(reader)
-                    return reader
-                }
-            }
-            guard let deadline else { return nil }
-            if !condition.wait(until: deadline) {
-                throw DatabaseError(
-                    extendedCode: .busy,
-                    message: "every reader of the pool stayed busy for \(readerTimeout) s",
-                    reason: .readerTimeout)
-            }
-        }
-    }
-
-    /// An idle reader, or a new one when fewer than the maximum are open, taken without waiting and without the
-    /// calling thread's reader cache; `nil` when none can be taken now, while a barrier write waits or runs, and
-    /// once the pool is closed.
+    /// An idle reader, or a new one, without waiting (see ``ReaderCheckout/takeIdleWithoutWaiting()``).
     func takeIdleReaderWithoutWaiting() -> PooledReader? {
-        condition.withLock {
-            guard !isClosed, waitingBarrierCount == 0 else { return nil }
-            if let reader = readers.first(where: { $0.tryTake() }) { return reader }
-            guard readers.count < maximumReaderCount else { return nil }
-            let reader = PooledReader()
-            readers.append(reader)
-            return reader
-        }
+        readers.takeIdleWithoutWaiting()
     }
 
-    /// Gives a reader back (retiring it when its connection is not open) and wakes the threads waiting for one.
+    /// Gives a reader back after its read.
     @inline(__always)
     func checkIn(_ reader: PooledReader) {
-        guard let database = reader.database, database.isOpen else { return retire(reader) }
-        // A pool closed while this read ran (from inside it, or beside it) retires the reader now. The flag is set
-        // by barrier writes too, so only then is the lock taken to tell the two apart.
-        if entryClosed.load() != 0, condition.withLock({ isClosed }) { return retire(reader) }
-        reader.giveBack()
-        wakeWaiters()
-    }
-
-    /// Drops a reader whose connection failed to open or was closed.
-    @inline(never)
-    private func retire(_ reader: PooledReader) {
-        condition.lock()
-        reader.retireHeld()
-        readers.removeAll { $0 === reader }
-        condition.broadcast()
-        condition.unlock()
-        reader.database?.close()
+        readers.giveBack(reader)
     }
 
     /// The connection of a reader the caller took, opened (with the set-up hook) when the reader is new.
@@ -457,7 +266,7 @@ public final class DatabasePool: @unchecked Sendable {
     ///   ``DatabaseError/Reason/accessAfterClose`` after ``close()``.
     @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        guard let reader = try takeReader(waitingUntil: .readerTimeoutFromNow) else {
+        guard let reader = try readers.take(waitingUntil: .readerTimeoutFromNow, cancellation: nil) else {
             // Unreachable: with a deadline, taking a reader returns one or throws.
             throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
         }
@@ -473,7 +282,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// dispatch queue of the pool. See <doc:Concurrency> for why.
     @discardableResult
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await AsyncHandOff.perform(on: self, transaction: .deferred, body)
+        try await AsyncAccess.perform(on: self, transaction: .deferred, body)
     }
 
     /// Starts an async read that does not run in place, and calls `completion` with its outcome. A reader free now
@@ -497,7 +306,7 @@ public final class DatabasePool: @unchecked Sendable {
             }
         }
         do {
-            if let reader = try takeReader(waitingUntil: .noWait) {
+            if let reader = try readers.take(waitingUntil: .noWait, cancellation: nil) {
                 run(reader)
                 return
             }
@@ -505,10 +314,13 @@ public final class DatabasePool: @unchecked Sendable {
             completion(.failure(error))
             return
         }
-        let deadline = Date(timeIntervalSinceNow: readerTimeout)
+        let deadline = MonotonicDeadline(secondsFromNow: readerTimeout)
         readerWaitQueue.async {
             do {
-                guard let reader = try self.takeReader(waitingUntil: .date(deadline)) else {
+                // A read cancelled while it waited behind others on this queue does not wait at all.
+                if cancellation.isCancelled { throw CancellationError() }
+                guard let reader = try self.readers.take(waitingUntil: .at(deadline), cancellation: cancellation)
+                else {
                     // Unreachable: with a deadline, taking a reader returns one or throws.
                     throw DatabaseError.misuse("no reader was available", reason: .readerTimeout)
                 }
@@ -531,30 +343,9 @@ public final class DatabasePool: @unchecked Sendable {
         if barrier {
             // Before waiting for the reads: a barrier write inside a read would wait for itself.
             try writer.checkNotReentrant("a barrier write started")
-            condition.lock()
-            do {
-                try checkOpen()
-            } catch {
-                condition.unlock()
-                throw error
-            }
-            // New reads wait from now on; the reads in progress finish first.
-            waitingBarrierCount += 1
-            updateEntry()
-            waiterCount.add(1)
-            while isReadInProgress { condition.wait() }
-            waiterCount.add(-1)
-            condition.unlock()
+            try readers.beginBarrier()
         }
-        defer {
-            if barrier {
-                condition.lock()
-                waitingBarrierCount -= 1
-                updateEntry()
-                condition.broadcast()
-                condition.unlock()
-            }
-        }
+        defer { if barrier { readers.endBarrier() } }
         // The writer's access records the thread under the pool's identity, and throws on a re-entry. A closed pool
         // has a closed writer, which throws `.accessAfterClose` naming the pool.
         return try writer.access(cancellation: cancellation, body)
@@ -566,7 +357,7 @@ public final class DatabasePool: @unchecked Sendable {
         barrier: Bool,
         _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await AsyncHandOff.performElsewhere(body) { escaped, cancellation, completion in
+        try await AsyncAccess.performElsewhere(body) { escaped, cancellation, completion in
             writer.dispatchQueue.async {
                 completion(Result { try self.withWriter(barrier: barrier, cancellation: cancellation, escaped.run) })
             }
@@ -638,7 +429,7 @@ extension DatabasePool: AsyncAccessTarget {
     /// Takes a free reader, if any, without waiting.
     @inline(__always)
     func takeInPlace() throws -> PooledReader? {
-        try takeReader(waitingUntil: .noWait)
+        try readers.take(waitingUntil: .noWait, cancellation: nil)
     }
 
     /// The reader's own in-place record: only the read that holds the reader uses it.

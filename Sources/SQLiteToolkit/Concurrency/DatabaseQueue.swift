@@ -132,27 +132,32 @@ public final class DatabaseQueue: Sendable {
 
     // MARK: - Async accesses
 
-    /// ``inDatabase(_:)`` for async code; cancelling the task interrupts the running statement.
+    /// ``inDatabase(_:)`` for async code; cancelling the task interrupts the running statement, or, while the access
+    /// waits for the connection, ends the wait with `CancellationError`.
     ///
-    /// When the connection is free, and fewer async accesses than the cores minus one run that way in the process,
-    /// the access runs at once on the calling task's thread, like any synchronous code in an async function.
-    /// Otherwise it waits for the connection, and runs, on a dispatch queue of the queue, so no thread of Swift's
-    /// cooperative pool is held waiting. See <doc:Concurrency> for why.
+    /// It waits for the connection, and runs, on a dispatch queue of the queue, so no thread of Swift's cooperative
+    /// pool is held waiting, for the connection or for SQLite's write lock: like every access that may write. Only
+    /// the async `read(_:)` may run in place. See <doc:Concurrency> for why.
     @discardableResult
     public func inDatabase<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await AsyncHandOff.perform(on: serialized, transaction: nil, body)
+        try await AsyncAccess.performElsewhere(on: serialized, transaction: nil, body)
     }
 
     /// ``read(_:)`` for async code.
+    ///
+    /// When the connection is free, and fewer async accesses than the cores minus one run that way in the process,
+    /// the read runs at once on the calling task's thread, like any synchronous code in an async function.
+    /// Otherwise it waits for the connection, and runs, on a dispatch queue of the queue. Cancelling the task ends a
+    /// wait for the connection with `CancellationError`, and interrupts a running statement.
     @discardableResult
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await AsyncHandOff.perform(on: serialized, transaction: .deferred, body)
+        try await AsyncAccess.perform(on: serialized, transaction: .deferred, body)
     }
 
     /// ``write(_:)`` for async code.
     @discardableResult
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await AsyncHandOff.perform(on: serialized, transaction: .immediate, body)
+        try await AsyncAccess.performElsewhere(on: serialized, transaction: .immediate, body)
     }
 
     /// ``transaction(_:_:)`` for async code.
@@ -161,7 +166,7 @@ public final class DatabaseQueue: Sendable {
         _ kind: Database.TransactionKind = .immediate,
         _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await AsyncHandOff.perform(on: serialized, transaction: kind, body)
+        try await AsyncAccess.performElsewhere(on: serialized, transaction: kind, body)
     }
 
     /// ``inTransaction(_:_:)`` for async code.
@@ -169,12 +174,14 @@ public final class DatabaseQueue: Sendable {
         _ kind: Database.TransactionKind = .immediate,
         _ body: @Sendable (Database) throws -> Database.TransactionCompletion
     ) async throws {
-        try await AsyncHandOff.perform(on: serialized, transaction: nil) { db in try db.inTransaction(kind, body) }
+        try await AsyncAccess.performElsewhere(on: serialized, transaction: nil) { db in
+            try db.inTransaction(kind, body)
+        }
     }
 
     /// ``savepoint(_:)`` for async code.
     @discardableResult
     public func savepoint<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await AsyncHandOff.perform(on: serialized, transaction: nil) { db in try db.savepoint(body) }
+        try await AsyncAccess.performElsewhere(on: serialized, transaction: nil) { db in try db.savepoint(body) }
     }
 }

@@ -71,7 +71,7 @@ extension DatabaseQueue: DatabaseWriter {
     public func writeWithoutTransaction<T: Sendable>(
         _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await AsyncHandOff.perform(on: serialized, transaction: nil, body)
+        try await AsyncAccess.performElsewhere(on: serialized, transaction: nil, body)
     }
 }
 

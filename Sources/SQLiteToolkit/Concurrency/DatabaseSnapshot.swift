@@ -14,7 +14,11 @@ import SQLiteBindings
 /// Each `read(_:)` runs on one of the pool's readers, in parallel with other reads, in a read transaction opened
 /// on the snapshot (`sqlite3_snapshot_open`). The snapshot keeps a connection of its own in a read transaction for
 /// as long as it lives, so that no checkpoint overwrites the state it records: the WAL file cannot start again from
-/// its beginning meanwhile, and grows with each commit. Close a snapshot (or drop it) when its reads are done.
+/// its beginning meanwhile, and grows with each commit. Close a snapshot (or drop it) when its reads are done. That
+/// connection is one more than the pool's readers (``DatabasePool/maximumReaderCount`` does not count it).
+///
+/// ``DatabasePool/close()`` closes every live snapshot: its reads throw ``DatabaseError/Reason/accessAfterClose``
+/// from then on, after ``DatabasePool/reopen()`` too (make a new snapshot then).
 ///
 /// Related SQLite documentation: <https://sqlite.org/c3ref/snapshot_open.html>
 public final class DatabaseSnapshot: @unchecked Sendable {
@@ -35,8 +39,7 @@ public final class DatabaseSnapshot: @unchecked Sendable {
         let holder = try pool.readerRecipe.open()
         do {
             try holder.beginTransaction(.deferred)
-            // A WAL read transaction takes its snapshot at its first read, not at BEGIN.
-            _ = try holder.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+            try holder.startReading()
             let connection = try holder.connection()
             let (code, snapshot) = SnapshotHandle.get(connection, schema: "main")
             guard code == .ok, let snapshot else { throw holder.error(code, sql: nil) }
@@ -44,6 +47,13 @@ public final class DatabaseSnapshot: @unchecked Sendable {
             self.holder = holder
         } catch {
             holder.close()
+            throw error
+        }
+        // Last: a close of the pool since the check above refuses it, and it then closes its connection.
+        do {
+            try pool.snapshots.register(self)
+        } catch {
+            close()
             throw error
         }
     }
@@ -81,7 +91,7 @@ public final class DatabaseSnapshot: @unchecked Sendable {
     private func open(on db: Database) throws {
         // A connection that has not read the database yet has no WAL open, and SQLite cannot open a snapshot on it:
         // a first read opens the WAL (and a read transaction, which opening the snapshot ends and replaces).
-        _ = try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+        try db.startReading()
         let connection = try db.connection()
         let code = lock.withLock { snapshot.map { $0.open(connection, schema: "main") } }
         guard let code else {
@@ -103,6 +113,52 @@ public final class DatabaseSnapshot: @unchecked Sendable {
         snapshot?.free()
         try? holder?.rollback()
         holder?.close()
+        if holder != nil { pool.snapshots.unregister(self) }
+    }
+}
+
+/// The live snapshots of a pool, so that closing the pool closes them: each keeps a connection of its own in a read
+/// transaction, which would otherwise outlive the pool's close (holding the WAL, and a lock on the file).
+final class SnapshotRegistry: Sendable {
+    private struct State {
+        var snapshots: [ObjectIdentifier: WeakSnapshot] = [:]
+        var isClosed = false
+    }
+
+    private struct WeakSnapshot {
+        weak var snapshot: DatabaseSnapshot?
+    }
+
+    // A `Lock` protects `state`; the box makes the class Sendable without an unchecked conformance of its own.
+    private let state = LockedState(State())
+
+    /// Records a new snapshot. Throws ``DatabaseError/Reason/accessAfterClose`` once the pool is closed.
+    func register(_ snapshot: DatabaseSnapshot) throws {
+        try state.withLock { state in
+            guard !state.isClosed else {
+                throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
+            }
+            state.snapshots[ObjectIdentifier(snapshot)] = WeakSnapshot(snapshot: snapshot)
+        }
+    }
+
+    /// Forgets a snapshot that closed.
+    func unregister(_ snapshot: DatabaseSnapshot) {
+        state.withLock { _ = $0.snapshots.removeValue(forKey: ObjectIdentifier(snapshot)) }
+    }
+
+    /// Refuses new snapshots and closes the live ones (outside the lock: closing one unregisters it).
+    func closeAll() {
+        let live = state.withLock { state in
+            state.isClosed = true
+            return state.snapshots.values.compactMap(\.snapshot)
+        }
+        for snapshot in live { snapshot.close() }
+    }
+
+    /// Accepts new snapshots again.
+    func reopen() {
+        state.withLock { $0.isClosed = false }
     }
 }
 

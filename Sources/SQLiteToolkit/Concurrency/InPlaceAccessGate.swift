@@ -28,10 +28,6 @@ final class InPlaceAccessGate: @unchecked Sendable {
         self.limit = max(0, limit)
     }
 
-    deinit {
-        running.deallocate()
-    }
-
     /// Admits one more access when fewer than ``limit`` run in place; the caller calls ``leave()`` when it ends.
     @inline(__always)
     func tryEnter() -> Bool {

@@ -10,9 +10,11 @@ import Dispatch
 /// A reader connection of a ``DatabasePool``, its state word, and the serial dispatch queue its async reads run on.
 ///
 /// The state word says who may use the reader: ``idle`` (any read may take it, with one compare-and-exchange),
-/// ``inUse`` (one read holds it), ``retired`` (the pool dropped it; nobody takes it again). A read takes a reader by
-/// exchanging idle for in use and gives it back by storing idle; the pool retires an idle one by exchanging idle for
-/// retired, so taking and retiring never both succeed.
+/// ``inUse`` (one read holds it), ``retiresWhenGivenBack`` (one read holds it, and the pool, closing, dropped it),
+/// ``retired`` (the pool dropped it; nobody takes it again). A read takes a reader by exchanging idle for in use and
+/// gives it back by exchanging in use for idle; the pool retires an idle one by exchanging idle for retired, and
+/// marks one in use by exchanging in use for retires-when-given-back, so of a read and the pool exactly one
+/// succeeds, and a read that finds its reader marked retires it instead of giving it back.
 final class PooledReader: @unchecked Sendable {
     // @unchecked Sendable: `state` is atomic. `database` is read and written only by the read that holds the reader
     // (its state is in use), or by the pool once it retired it: the exchange that takes the reader and the store
@@ -23,6 +25,8 @@ final class PooledReader: @unchecked Sendable {
     static let inUse = 1
     /// The pool dropped the reader (closed, or its connection failed): no read takes it any more.
     static let retired = 2
+    /// A read holds the reader, and the pool dropped it while it did (a close): the read retires it at its end.
+    static let retiresWhenGivenBack = 3
 
     /// ``idle``, ``inUse`` or ``retired``; a new reader is in use by the read that made it.
     private let state = AtomicWord(PooledReader.inUse)
@@ -35,20 +39,22 @@ final class PooledReader: @unchecked Sendable {
     /// access.
     let inPlaceCancellation = AccessCancellation()
 
-    deinit {
-        state.deallocate()
-    }
-
     /// Takes the reader when it is idle; whether it did.
     @inline(__always)
     func tryTake() -> Bool {
         state.compareExchange(expected: Self.idle, desired: Self.inUse)
     }
 
-    /// Gives the reader back: idle again.
+    /// Gives the reader back: idle again. `false` when the pool marked it ``retiresWhenGivenBack`` meanwhile: the
+    /// caller then retires it.
     @inline(__always)
-    func giveBack() {
-        state.store(Self.idle)
+    func giveBack() -> Bool {
+        state.compareExchange(expected: Self.inUse, desired: Self.idle)
+    }
+
+    /// Marks a reader that a read holds as retiring when given back; whether it did (`false` when it is not in use).
+    func markRetiresWhenGivenBack() -> Bool {
+        state.compareExchange(expected: Self.inUse, desired: Self.retiresWhenGivenBack)
     }
 
     /// Retires the reader when it is idle; whether it did. A reader in use stays in use.
@@ -61,6 +67,15 @@ final class PooledReader: @unchecked Sendable {
         state.store(Self.retired)
     }
 
-    /// Whether a read holds the reader now.
+    /// Whether a read holds the reader now (and the pool did not mark it retiring).
     var isInUse: Bool { state.load() == Self.inUse }
+
+    /// Whether a close marked the reader retiring while a read held it.
+    var isMarkedRetiring: Bool { state.load() == Self.retiresWhenGivenBack }
+
+    /// Whether the reader is idle or in use: not retired, and not marked retiring.
+    var isIdleOrInUse: Bool {
+        let current = state.load()
+        return current == Self.idle || current == Self.inUse
+    }
 }

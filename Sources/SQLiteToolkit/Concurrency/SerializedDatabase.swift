@@ -14,13 +14,20 @@ import Dispatch
 /// identity (which a pool shares for its readers), so an access started on that thread before the first ends throws
 /// instead of waiting for itself.
 final class SerializedDatabase: @unchecked Sendable {
-    // @unchecked Sendable: `database` and `isBusy` are read and written only while holding `lock`. The connection
-    // itself is used only by the access that set `isBusy`.
+    // @unchecked Sendable: `database`, `isBusy`, `acceptsAccesses` and `closesWhenAccessEnds` are read and written
+    // only while holding `lock`. The connection itself is used only by the access that set `isBusy`.
     private let lock = Lock()
     private var database: Database?
     private var isBusy = false
+    /// `false` from the start of a close until a reopen has opened the connection again: accesses then throw,
+    /// instead of taking the connection before the close that waits for it.
+    private var acceptsAccesses = true
     /// Set by ``close()`` called inside the access in progress: the access closes the connection when it ends.
     private var closesWhenAccessEnds = false
+    /// The accesses (and reopens) waiting in `lock`'s condition variable, for tests that need to know one waits.
+    private(set) var waitingCount = 0
+    /// Open, closing, closed or reopening: see ``ConnectionLifecycle``.
+    private let lifecycle = ConnectionLifecycle()
     let recipe: ConnectionRecipe
     /// What errors call the owner: "database queue" or "database pool".
     let ownerName: String
@@ -49,10 +56,11 @@ final class SerializedDatabase: @unchecked Sendable {
     /// The identity of the accesses to this connection in ``ThreadAccesses``.
     var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
-    /// Whether the connection is open.
-    var isOpen: Bool {
-        lock.withLock { database != nil && !closesWhenAccessEnds }
-    }
+    /// Whether the connection is open: not closed, and no close or reopen under way.
+    var isOpen: Bool { lifecycle.isOpen }
+
+    /// The number of accesses waiting for the connection now.
+    var waitingAccessCount: Int { lock.withLock { waitingCount } }
 
     /// Throws when the calling thread is inside an access to this connection (or, for a pool, to its readers).
     func checkNotReentrant(_ what: String) throws {
@@ -68,14 +76,28 @@ final class SerializedDatabase: @unchecked Sendable {
         return list
     }
 
-    /// Waits until the connection is free and takes it.
-    private func checkOut() throws -> Database {
+    private func closedError() -> DatabaseError {
+        DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
+    }
+
+    /// Waits until the connection is free and takes it. A cancellation of `cancellation`'s task ends the wait with
+    /// `CancellationError`; a close ends it with ``DatabaseError/Reason/accessAfterClose``.
+    private func checkOut(cancellation: AccessCancellation?) throws -> Database {
         lock.lock()
         defer { lock.unlock() }
-        while isBusy { lock.wait() }
-        guard let database else {
-            throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
+        if isBusy && acceptsAccesses {
+            waitingCount += 1
+            cancellation?.waitingBegins(on: lock)
+            defer {
+                cancellation?.waitingEnds()
+                waitingCount -= 1
+            }
+            while isBusy && acceptsAccesses {
+                if let cancellation, cancellation.isCancelled { throw CancellationError() }
+                lock.wait()
+            }
         }
+        guard acceptsAccesses, let database else { throw closedError() }
         isBusy = true
         return database
     }
@@ -84,24 +106,24 @@ final class SerializedDatabase: @unchecked Sendable {
     private func checkOutIfFree() throws -> Database? {
         lock.lock()
         defer { lock.unlock() }
+        guard acceptsAccesses, let database else { throw closedError() }
         if isBusy { return nil }
-        guard let database else {
-            throw DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
-        }
         isBusy = true
         return database
     }
 
-    /// Gives the connection back and wakes one waiting access.
+    /// Gives the connection back and wakes every waiting access (and a reopen waiting for a deferred close): a
+    /// broadcast, not a signal, since the waiters are of several kinds and a wake-up taken by one that then does
+    /// not take the connection would leave the others asleep.
     private func checkIn() {
         lock.lock()
         isBusy = false
         if closesWhenAccessEnds {
             closesWhenAccessEnds = false
-            closeConnection()
-        } else {
-            lock.signal()
+            database?.close()
+            database = nil
         }
+        if waitingCount > 0 { lock.broadcast() }
         lock.unlock()
     }
 
@@ -114,7 +136,7 @@ final class SerializedDatabase: @unchecked Sendable {
     ) throws -> T {
         let list = try enter()
         defer { ThreadAccesses.leave(identity, from: list) }
-        let database = try checkOut()
+        let database = try checkOut(cancellation: cancellation)
         defer { checkIn() }
         return try Self.run(body, on: database, transaction: kind, cancellation: cancellation)
     }
@@ -183,37 +205,51 @@ final class SerializedDatabase: @unchecked Sendable {
         }
     }
 
-    /// Waits for the access in progress, then closes the connection. Later accesses throw until ``reopen()``.
-    /// Called inside the access in progress, which waiting would deadlock, the access closes the connection when it
-    /// ends. Closing a closed connection does nothing.
+    /// Waits for the access in progress, then closes the connection. Later accesses throw until ``reopen()``, and
+    /// so do the accesses waiting for the connection now. Called inside the access in progress, which waiting would
+    /// deadlock, the access closes the connection when it ends. Closing a closed connection does nothing; see
+    /// ``ConnectionLifecycle`` for a close or reopen beside another.
     func close() {
         let isInsideAccess = ThreadAccesses.contains(identity)
-        lock.lock()
-        defer { lock.unlock() }
-        if isInsideAccess && isBusy {
-            closesWhenAccessEnds = database != nil
-            return
+        lifecycle.close(insideAccess: isInsideAccess) {
+            lock.lock()
+            defer { lock.unlock() }
+            acceptsAccesses = false
+            lock.broadcast()
+            if isInsideAccess && isBusy {
+                closesWhenAccessEnds = database != nil
+                return
+            }
+            if isBusy {
+                waitingCount += 1
+                while isBusy { lock.wait() }
+                waitingCount -= 1
+            }
+            database?.close()
+            database = nil
         }
-        while isBusy { lock.wait() }
-        closeConnection()
     }
 
-    /// Closes the connection and wakes every waiting access, which then throws. Called with `lock` held.
-    private func closeConnection() {
-        database?.close()
-        database = nil
-        lock.broadcast()
-    }
-
-    /// Opens the connection again with the same recipe; does nothing when it is open.
+    /// Opens the connection again with the same recipe; does nothing when it is open. The recipe (and its set-up
+    /// hook, user code) runs without any lock held.
     func reopen() throws {
         try checkNotReentrant("reopen()")
-        lock.lock()
-        defer { lock.unlock() }
-        while isBusy { lock.wait() }
-        guard database == nil else { return }
-        database = try recipe.open()
-        lock.broadcast()
+        try lifecycle.reopen {
+            // A close inside an access left the connection to that access to close when it ends.
+            lock.withLock {
+                if database != nil {
+                    waitingCount += 1
+                    while database != nil { lock.wait() }
+                    waitingCount -= 1
+                }
+            }
+            let reopened = try recipe.open()
+            lock.withLock {
+                database = reopened
+                acceptsAccesses = true
+                lock.broadcast()
+            }
+        }
     }
 }
 

@@ -33,6 +33,13 @@ extension Database {
         }
     }
 
+    /// Makes the open read transaction read the database now: in WAL mode a transaction takes its snapshot of the
+    /// database at its first read, not at `BEGIN`, and a connection that has not read yet has no WAL open (so no
+    /// snapshot can be taken or opened on it). Reads the schema's page, the cheapest read there is.
+    func startReading() throws {
+        _ = try queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+    }
+
     /// Commits the open transaction. When the commit fails (for example with `SQLITE_BUSY`), the transaction is
     /// rolled back, so none stays open, and the error is thrown. A transaction aborted by a savepoint that could not
     /// be rolled back is rolled back instead, and throws ``DatabaseError/Reason/transactionAborted``.

@@ -97,8 +97,7 @@ extension DatabasePool {
             let database = try connection(of: reader)
             try database.beginTransaction(.deferred)
             do {
-                // A WAL read transaction takes its snapshot at its first read, not at BEGIN.
-                _ = try database.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+                try database.startReading()
             } catch {
                 try? database.rollback()
                 throw error

@@ -1,9 +1,15 @@
-/// The one way an `async` access of a queue or a pool reaches its connection: in place when it can, else on a
-/// dispatch queue, with the awaiting task's cancellation connected to the access either way.
+/// The one way an `async` access of a queue or a pool reaches its connection: a read in place when it can, anything
+/// else on a dispatch queue, with the awaiting task's cancellation connected to the access either way.
 ///
-/// - In place: when ``InPlaceAccessGate`` admits one more in-place access, and the target gets a
-///   connection without waiting, the access runs at once on the awaiting task's thread, like any synchronous code
-///   in an async function: no thread hand-off, about 30 µs fewer on a 2-core machine.
+/// - In place (``perform(on:transaction:_:)``, reads only): when ``InPlaceAccessGate`` admits one more in-place
+///   access, and the target gets a connection without waiting, the access runs at once on the awaiting task's
+///   thread, like any synchronous code in an async function: no thread hand-off, about 30 µs fewer on a 2-core
+///   machine.
+/// - The rule for what may run in place: only an access that reads, and finds its connection free. An access that
+///   may write (a queue's `write`, `inDatabase`, `transaction`, `savepoint`, every pool write) always runs elsewhere
+///   (``performElsewhere(on:transaction:_:)``), since a write may wait for SQLite's write lock (the busy timeout,
+///   5 s by default) or the write gate, and a commit waits for the disk: a wait that must not hold one of the few
+///   threads of Swift's cooperative pool.
 /// - Elsewhere: otherwise ``performElsewhere(_:_:)`` starts the access on a dispatch queue of the queue or pool,
 ///   which waits for the connection there (never on a thread of Swift's cooperative pool) and calls the completion
 ///   with the outcome.
@@ -15,7 +21,7 @@
 ///
 /// Cancelling the task before the access starts keeps it from running (`CancellationError`); cancelling it while
 /// the access runs interrupts the running statement (see ``AccessCancellation``).
-enum AsyncHandOff {
+enum AsyncAccess {
     /// Runs one async access on `target`, in place when it can, in a transaction of `kind` when it is not `nil`.
     ///
     /// Inlined into each public access, so that an access in place is one async frame of the caller's, the
@@ -50,10 +56,26 @@ enum AsyncHandOff {
         }
     }
 
+    /// Runs one async access on `target`'s dispatch queue, never in place: for accesses that may write.
+    static func performElsewhere<Target: AsyncAccessTarget, T: Sendable>(
+        on target: Target,
+        transaction kind: Database.TransactionKind?,
+        _ body: @Sendable (Database) throws -> T
+    ) async throws -> T {
+        try await performElsewhere(body) { escaped, cancellation, completion in
+            target.startElsewhere(transaction: kind, escaped, cancellation: cancellation, completion: completion)
+        }
+    }
+
     /// Runs one async access where `start` starts it, never in place: `start` gets the access's closure made
     /// escaping and a new cancellation record, starts the access on a dispatch queue, and calls the completion once
     /// with its outcome. For a pool's writes, where long work goes (a migration, an import) and a commit waits for
     /// the disk, and for any access that does not run in place.
+    ///
+    /// A cancellation that arrives before the access starts resumes the awaiting task at once with
+    /// `CancellationError`, whether the access waits for its connection or a reader, or waits behind other accesses
+    /// on a serial dispatch queue: the access never starts, and when its turn comes it only reports, to a completion
+    /// that ignores it, that it did not.
     static func performElsewhere<T: Sendable>(
         _ body: @Sendable (Database) throws -> T,
         _ start: (EscapedBody<T>, AccessCancellation, @escaping @Sendable (Result<T, any Error>) -> Void) -> Void
@@ -62,21 +84,71 @@ enum AsyncHandOff {
         return try await withoutActuallyEscaping(body) { body in
             let escaped = EscapedBody(body)
             let cancellation = AccessCancellation()
+            let completion = AccessCompletion<T>(releasing: escaped)
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    start(escaped, cancellation) { result in
-                        // Before the task resumes: once it does, `withoutActuallyEscaping` checks that nothing
-                        // holds the closure any more.
-                        escaped.release()
-                        continuation.resume(with: result)
-                    }
+                    // A cancellation before this point left the outcome already: nothing to start then.
+                    guard completion.setContinuation(continuation) else { return }
+                    start(escaped, cancellation) { result in completion.complete(result) }
                 }
             } onCancel: {
-                cancellation.cancel()
+                if cancellation.cancel() { completion.complete(.failure(CancellationError())) }
             }
         }
     }
 }
+
+/// The one resumption of the task awaiting an access that runs elsewhere: by the access's completion, or, when the
+/// task is cancelled before the access starts, by the cancellation, whichever comes first; the other is ignored.
+/// Either may come before the continuation exists (a task cancelled as it suspends): the outcome then waits for it.
+final class AccessCompletion<T: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `continuation`, `outcome` and `isDone` are read and written only while holding
+    // `accessCompletionLock`; `escaped` is released once, by the first outcome.
+    private static var lock: Lock { accessCompletionLock }
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var outcome: Result<T, any Error>?
+    private var isDone = false
+    private let escaped: EscapedBody<T>
+
+    init(releasing escaped: EscapedBody<T>) {
+        self.escaped = escaped
+    }
+
+    /// Records the continuation; `false` when the outcome came first (the continuation is then resumed with it).
+    func setContinuation(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+        let early: Result<T, any Error>? = Self.lock.withLock {
+            if let outcome { return outcome }
+            self.continuation = continuation
+            return nil
+        }
+        guard let early else { return true }
+        continuation.resume(with: early)
+        return false
+    }
+
+    /// Resumes the awaiting task with `result` (or leaves `result` for ``setContinuation(_:)``), unless an outcome
+    /// came first.
+    func complete(_ result: Result<T, any Error>) {
+        let (isFirst, continuation): (Bool, CheckedContinuation<T, any Error>?) = Self.lock.withLock {
+            guard !isDone else { return (false, nil) }
+            isDone = true
+            guard let continuation = self.continuation else {
+                outcome = result
+                return (true, nil)
+            }
+            self.continuation = nil
+            return (true, continuation)
+        }
+        guard isFirst else { return }
+        // Before the task resumes: once it does, `withoutActuallyEscaping` checks that nothing holds the closure. The
+        // access has run it already, or will never run it (cancelled before it started).
+        escaped.release()
+        continuation?.resume(with: result)
+    }
+}
+
+/// The lock of every ``AccessCompletion``: held for a few instructions, by accesses that run elsewhere only.
+private let accessCompletionLock = Lock()
 
 /// The closure of an async access that runs elsewhere, made escaping for as long as the access is awaited: the
 /// dispatch queues' blocks hold this box, never the closure itself, and the completion empties the box before the
@@ -107,7 +179,7 @@ final class EscapedBody<T>: @unchecked Sendable {
     }
 }
 
-/// A queue's connection, or a pool's readers, as ``AsyncHandOff`` runs async accesses on them.
+/// A queue's connection, or a pool's readers, as ``AsyncAccess`` runs async accesses on them.
 protocol AsyncAccessTarget: AnyObject, Sendable {
     /// What taking a connection in place gives: the connection, and what giving it back needs.
     associatedtype Taken

@@ -235,7 +235,7 @@ final class WriteGateWaiter: @unchecked Sendable {
 
     /// Waits up to `seconds` for the request to end; `nil` when it did not.
     func wait(seconds: Double) -> Outcome? {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        let deadline = MonotonicDeadline(secondsFromNow: seconds)
         return lock.withLock {
             while outcome == nil && lock.wait(until: deadline) {}
             return outcome
