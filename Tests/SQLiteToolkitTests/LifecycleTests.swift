@@ -217,6 +217,32 @@ struct LifecycleTests {
         }
     }
 
+    /// Found by the lifecycle stress test: SQLite refuses a snapshot of a WAL that holds no frame, with a bare
+    /// `SQLITE_ERROR` whose message is "not an error".
+    @Test("a snapshot of a pool whose WAL is empty (just opened, reopened, or truncated) is taken and reads")
+    func snapshotOfEmptyWAL() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try DatabasePool(path: path)
+            let fresh = try pool.makeSnapshot()
+            #expect(try fresh.read { db in try db.tableExists("t") } == false)
+            try pool.write { db in try db.execute("CREATE TABLE t(x)") }
+            // The snapshot still sees the database before the table.
+            #expect(try fresh.read { db in try db.tableExists("t") } == false)
+            fresh.close()
+            pool.close()
+            try pool.reopen()
+            let reopened = try pool.makeSnapshot()
+            #expect(try reopened.read { db in try db.tableExists("t") })
+            reopened.close()
+            try pool.checkpoint(.truncate)
+            let truncated = try pool.makeSnapshot()
+            try pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+            #expect(try truncated.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 0)
+            let version = try pool.read { db in try db.queryValue("PRAGMA user_version", as: Int.self) }
+            #expect(version == 0)
+        }
+    }
+
     @Test("a reader that a read held through close() and reopen() is retired at the read's end, not given back")
     func readerHeldThroughReopenIsRetired() throws {
         try TemporaryFile.withDatabasePath { path in

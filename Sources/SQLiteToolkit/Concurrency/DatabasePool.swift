@@ -155,6 +155,9 @@ public final class DatabasePool: Sendable {
     /// Whether the pool is open: not closed by ``close()``, and no close or reopen under way.
     public var isOpen: Bool { lifecycle.isOpen }
 
+    /// Open, closing, closed or reopening, for tests.
+    var lifecycleState: ConnectionLifecycle.State { lifecycle.current }
+
     /// Waits for the accesses in progress, then closes every connection, the snapshots' included (a live
     /// ``DatabaseSnapshot`` is closed: its reads throw); later accesses throw
     /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``, and so do the reads waiting for a reader now.

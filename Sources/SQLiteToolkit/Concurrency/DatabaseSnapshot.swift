@@ -38,13 +38,34 @@ public final class DatabaseSnapshot: @unchecked Sendable {
         }
         let holder = try pool.readerRecipe.open()
         do {
-            try holder.beginTransaction(.deferred)
-            try holder.startReading()
-            let connection = try holder.connection()
-            let (code, snapshot) = SnapshotHandle.get(connection, schema: "main")
-            guard code == .ok, let snapshot else { throw holder.error(code, sql: nil) }
-            self.snapshot = snapshot
-            self.holder = holder
+            var attempts = 0
+            while true {
+                try holder.beginTransaction(.deferred)
+                try holder.startReading()
+                let connection = try holder.connection()
+                let (code, snapshot) = SnapshotHandle.get(connection, schema: "main")
+                if code == .ok, let snapshot {
+                    self.snapshot = snapshot
+                    self.holder = holder
+                    break
+                }
+                try holder.rollback()
+                // SQLite refuses a snapshot of a WAL that holds no frame (a pool just opened, or a WAL just truncated
+                // by a checkpoint), with a bare SQLITE_ERROR: the writer then commits one frame that changes nothing
+                // (the schema cookie's page, rewritten with the same user version), and the snapshot is taken again.
+                attempts += 1
+                guard code == .error, attempts <= 3 else {
+                    throw DatabaseError(
+                        extendedCode: code == .error ? .busy : code,
+                        message: code == .error
+                            ? "the snapshot could not be taken: checkpoints kept emptying the WAL"
+                            : "the snapshot could not be taken")
+                }
+                try pool.writeWithoutTransaction { db in
+                    let version = try db.queryValue("PRAGMA user_version", as: Int.self) ?? 0
+                    try db.execute("PRAGMA user_version = \(version)")
+                }
+            }
         } catch {
             holder.close()
             throw error

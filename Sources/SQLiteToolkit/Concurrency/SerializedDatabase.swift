@@ -59,6 +59,9 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Whether the connection is open: not closed, and no close or reopen under way.
     var isOpen: Bool { lifecycle.isOpen }
 
+    /// Open, closing, closed or reopening, for tests.
+    var lifecycleState: ConnectionLifecycle.State { lifecycle.current }
+
     /// The number of accesses waiting for the connection now.
     var waitingAccessCount: Int { lock.withLock { waitingCount } }
 
