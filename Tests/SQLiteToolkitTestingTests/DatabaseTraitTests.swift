@@ -75,7 +75,7 @@ struct DatabaseTraitSuiteTests {
     }
 }
 
-@Suite("Testing: storage, set-ups and clean-up")
+@Suite("Testing: storage, set-ups and clean-up", .capturingRecordedIssues)
 struct DatabaseTraitTests {
     @Test("without a trait, TestDatabase throws an error that names the trait to add")
     func noTrait() {
@@ -167,7 +167,8 @@ struct DatabaseTraitTests {
                 throw IntendedFailure()
             }
         }
-        await withKnownIssue("the test fails an expectation on purpose") {
+        // The test fails an expectation on purpose: the issue is captured, and checked below.
+        let issues = try await recordedIssues {
             try await runScope(of: trait) {
                 // Writes, so a pool leaves its -wal and -shm beside the file.
                 try await TestDatabase.current.write { db in try db.execute("INSERT INTO player VALUES ('x')") }
@@ -175,6 +176,7 @@ struct DatabaseTraitTests {
                 Issue.record("failing on purpose")
             }
         }
+        #expect(issues.map(\.message) == ["failing on purpose"])
         let paths = await observations.paths
         #expect(paths.count == 3)
         for path in paths {

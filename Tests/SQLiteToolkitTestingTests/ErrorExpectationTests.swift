@@ -10,23 +10,36 @@ private func playerDatabase() throws -> Database {
     return db
 }
 
-/// Whether `issue` is a failed expectation whose comments hold every one of `parts`, reported from this file.
-private func issue(_ issue: Issue, says parts: String...) -> Bool {
-    let text = issue.comments.map(\.rawValue).joined(separator: "\n")
-    return parts.allSatisfy { text.contains($0) } && issue.sourceLocation?.fileName == "ErrorExpectationTests.swift"
+/// Expects `issues` to be one issue, reported from this file, whose message holds every one of `parts`.
+private func expectOneIssue(
+    _ issues: [Issue], saying parts: String..., sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(issues.count == 1, "\(issues)", sourceLocation: sourceLocation)
+    for issue in issues {
+        for part in parts {
+            #expect(issue.message.contains(part), "\(issue.message)", sourceLocation: sourceLocation)
+        }
+        #expect(issue.sourceLocation?.fileName == "ErrorExpectationTests.swift", sourceLocation: sourceLocation)
+    }
 }
 
-@Suite("Testing: database errors matched by code and reason")
+@Suite("Testing: database errors matched by code and reason", .capturingRecordedIssues)
 struct ErrorExpectationTests {
     @Test(
         "Swift Testing's #expect(throws: ResultCode.constraint) does not match a DatabaseError: it casts to ResultCode")
     func swiftTestingValueForm() throws {
         let db = try playerDatabase()
-        withKnownIssue("#expect(throws:) compares values of the expected type, and DatabaseError is not a ResultCode") {
+        // #expect(throws:) compares values of the expected type, and DatabaseError is not a ResultCode.
+        let issues = recordedIssues {
             #expect(throws: ResultCode.constraint) {
                 try db.execute("INSERT INTO player (name) VALUES (?)", "Arthur")
             }
         }
+        #expect(issues.count == 1)
+        #expect(
+            issues.allSatisfy { issue in
+                if case .expectationFailed = issue.kind { true } else { false }
+            }, "\(issues)")
     }
 
     @Test("a primary code matches its extended codes, and the matched error is returned")
@@ -74,69 +87,64 @@ struct ErrorExpectationTests {
     @Test("another code fails, naming the expected and the thrown codes")
     func wrongCode() throws {
         let db = try playerDatabase()
-        withKnownIssue {
-            let error = expectDatabaseError(.busy) {
+        var error: DatabaseError?
+        let issues = recordedIssues {
+            error = expectDatabaseError(.busy) {
                 try db.execute("INSERT INTO player (name) VALUES (?)", "Arthur")
             }
-            #expect(error == nil)
-        } matching: {
-            issue(
-                $0,
-                says:
-                    "Expected a DatabaseError with code SQLITE_BUSY (5), but a DatabaseError with code SQLITE_CONSTRAINT_UNIQUE (2067) and reason none was thrown: SQLite error 2067"
-            )
         }
+        #expect(error == nil)
+        expectOneIssue(
+            issues,
+            saying:
+                "Expected a DatabaseError with code SQLITE_BUSY (5), but a DatabaseError with code SQLITE_CONSTRAINT_UNIQUE (2067) and reason none was thrown: SQLite error 2067"
+        )
     }
 
     @Test("another extended code of the same primary code fails")
     func wrongExtendedCode() throws {
         let db = try playerDatabase()
-        withKnownIssue {
+        let issues = recordedIssues {
             expectDatabaseError(.constraintNotnull) {
                 try db.execute("INSERT INTO player (name) VALUES (?)", "Arthur")
             }
-        } matching: {
-            issue($0, says: "code SQLITE_CONSTRAINT_NOTNULL (1299), but", "SQLITE_CONSTRAINT_UNIQUE (2067)")
         }
+        expectOneIssue(issues, saying: "code SQLITE_CONSTRAINT_NOTNULL (1299), but", "SQLITE_CONSTRAINT_UNIQUE (2067)")
     }
 
     @Test("another reason fails, naming both reasons")
     func wrongReason() throws {
         let db = try playerDatabase()
-        withKnownIssue {
+        let issues = recordedIssues {
             expectDatabaseError(.misuse, reason: .connectionClosed) {
                 try db.transaction { db in try db.transaction { _ in } }
             }
-        } matching: {
-            issue(
-                $0, says: "code SQLITE_MISUSE (21) and reason connectionClosed, but",
-                "and reason nestedTransaction was thrown")
         }
+        expectOneIssue(
+            issues, saying: "code SQLITE_MISUSE (21) and reason connectionClosed, but",
+            "and reason nestedTransaction was thrown")
     }
 
     @Test("nothing thrown fails, and says so, with the comment")
     func nothingThrown() throws {
         let db = try playerDatabase()
-        withKnownIssue {
+        let issues = recordedIssues {
             expectDatabaseError(.constraint, "a second Barbara is fine") {
                 try db.execute("INSERT INTO player (name) VALUES (?)", "Barbara")
             }
-        } matching: {
-            issue($0, says: "but nothing was thrown\na second Barbara is fine")
         }
+        expectOneIssue(issues, saying: "but nothing was thrown\na second Barbara is fine")
     }
 
     @Test("an error of another type fails, naming its type")
     func otherErrorType() async {
-        withKnownIssue {
+        let thrown = recordedIssues {
             expectDatabaseError(reason: .noRow) { throw CancellationError() }
-        } matching: {
-            issue($0, says: "Expected a DatabaseError with reason noRow, but CancellationError was thrown")
         }
-        await withKnownIssue {
+        expectOneIssue(thrown, saying: "Expected a DatabaseError with reason noRow, but CancellationError was thrown")
+        let awaited = await recordedIssues {
             await expectDatabaseError(.interrupt) { try await Task.sleep(nanoseconds: 0) }
-        } matching: {
-            issue($0, says: "code SQLITE_INTERRUPT (9), but nothing was thrown")
         }
+        expectOneIssue(awaited, saying: "code SQLITE_INTERRUPT (9), but nothing was thrown")
     }
 }

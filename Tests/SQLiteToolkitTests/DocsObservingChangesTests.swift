@@ -66,8 +66,31 @@ struct DocsObservingChangesTests {
         #expect(try await iterator.next() == ["Arthur", "Ford"])
     }
 
-    @Test("a snapshot for reads that must agree")
-    func snapshot() throws {
+    @Test("a snapshot for reads that must agree, in async code")
+    func snapshot() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("docs-snapshot-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let pool = try DatabasePool(path: path)
+        try await pool.write { db in
+            try db.execute("CREATE TABLE player (name TEXT NOT NULL)")
+            try db.execute("INSERT INTO player (name) VALUES ('Arthur')")
+        }
+
+        let snapshot = try pool.makeSnapshot()
+        try await pool.write { db in try db.execute("INSERT INTO player (name) VALUES ('Ford')") }
+        let count = try await snapshot.read { db in try db.queryValue("SELECT count(*) FROM player", as: Int.self) }
+        let names = try await snapshot.read { db in
+            try db.query("SELECT name FROM player").map { try $0.value(at: 0, as: String.self) }
+        }
+        // count == 1 and names == ["Arthur"]: both reads see the state of makeSnapshot()
+        snapshot.close()
+
+        #expect(count == 1)
+        #expect(names == ["Arthur"])
+    }
+
+    @Test("the same snapshot reads in blocking code: the sample without await")
+    func snapshotBlocking() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("docs-snapshot-\(UUID()).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let pool = try DatabasePool(path: path)
@@ -82,7 +105,6 @@ struct DocsObservingChangesTests {
         let names = try snapshot.read { db in
             try db.query("SELECT name FROM player").map { try $0.value(at: 0, as: String.self) }
         }
-        // count == 1 and names == ["Arthur"]: both reads see the state of makeSnapshot()
         snapshot.close()
 
         #expect(count == 1)

@@ -71,18 +71,19 @@ struct DocsPerformanceTests {
         #expect(try select.currentRow.value(at: 0) as Int == 1)
     }
 
-    @Test("a queue: one access for a batch, not one per row")
-    func queueBatch() throws {
+    @Test("a queue: one access for a batch, not one per row, in async code")
+    func queueBatch() async throws {
         let queue = try DatabaseQueue()
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, price INT, picture BLOB)")
         }
         let items = (1...100).map { ("item \($0)", $0) }
-        try queue.write { db in  // one transaction, one lock, one commit
+        try await queue.write { db in  // one transaction, one lock, one commit
             for (name, price) in items {
                 try db.execute("INSERT INTO item (name, price) VALUES (?, ?)", name, price)
             }
         }
-        #expect(try queue.read { db in try db.queryValue("SELECT sum(price) FROM item", as: Int.self) } == 5050)
+        #expect(
+            try await queue.read { db in try db.queryValue("SELECT sum(price) FROM item", as: Int.self) } == 5050)
     }
 }

@@ -126,6 +126,52 @@ struct DocsSampleTests {
         return checkedLines
     }
 
+    @Test(
+        "samples that access a queue, a pool or a snapshot await it, unless they show the function they run in",
+        arguments: DocsSampleTests.articles + ["README.md"])
+    func accessesAreAwaited(path: String) throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+        for sample in Self.samples(in: text) {
+            for access in Self.blockingAccesses(in: sample.code) {
+                Issue.record(
+                    """
+                    \(path):\(sample.line): `\(access)` compiles only outside async code, where most app code \
+                    runs (in an async function the compiler picks the async twin and asks for await): write \
+                    `try await`, or show the function the sample runs in
+                    """)
+            }
+        }
+    }
+
+    /// The blocking accesses (`try queue.read {`) of a sample that does not declare the function it runs in: a
+    /// reader pasting them into an async function would get "expression is 'async' but is not marked with
+    /// 'await'". An access is a call of a queue's, a pool's or a snapshot's access method on anything but a
+    /// `Database` (named `db` in the samples), whose methods have no async twin.
+    static func blockingAccesses(in code: [String]) -> [String] {
+        if code.contains(where: { $0.contains("func ") }) { return [] }
+        let verbs = "read|write|inDatabase|writeWithoutTransaction|barrierWrite|inTransaction|transaction|savepoint"
+        let pattern = try? NSRegularExpression(pattern: #"\btry ([A-Za-z_][\w.]*)\.("# + verbs + #")\b[^{]*\{"#)
+        guard let pattern else { return ["(the pattern does not compile)"] }
+        return code.flatMap { line in
+            pattern.matches(in: line, range: NSRange(line.startIndex..., in: line)).compactMap { match in
+                guard let whole = Range(match.range, in: line), let receiver = Range(match.range(at: 1), in: line),
+                    line[receiver] != "db"
+                else { return nil }
+                return String(line[whole])
+            }
+        }
+    }
+
+    @Test("the await check finds a blocking access, and leaves awaited ones, a Database's and declared contexts")
+    func awaitCheckSelfTest() {
+        #expect(Self.blockingAccesses(in: ["let n = try queue.read { db in 1 }"]) == ["try queue.read {"])
+        #expect(Self.blockingAccesses(in: ["try TestDatabase.current.write { db in"]).count == 1)
+        #expect(Self.blockingAccesses(in: ["try pool.barrierWrite { db in"]).count == 1)
+        #expect(Self.blockingAccesses(in: ["let n = try await snapshot.read { db in 1 }"]).isEmpty)
+        #expect(Self.blockingAccesses(in: ["try db.transaction { db in", "try blob.read(into: $0, at: 0)"]).isEmpty)
+        #expect(Self.blockingAccesses(in: ["@Test func t() throws {", "try queue.write { db in }", "}"]).isEmpty)
+    }
+
     @Test("the check finds a sample, its marker, and a line missing from its test")
     func checkerSelfTest() {
         let text = """
