@@ -55,7 +55,7 @@ extension Database {
         var handlerAborted = false
         // The filter and the handler run in the connection's callback scope: a close() from one of them is deferred
         // until the apply returns, as from any callback.
-        let scope = callbackScope
+        let scope = runningCallbacks
         let scopedFilter = filter.map { filter in { (table: String) in scope.run { filter(table) } } }
         let (code, rebase) = changeset.data.withUnsafeBytes { bytes in
             connection.applyChangeset(bytes, filter: scopedFilter) { type, iterator in

@@ -142,7 +142,7 @@ extension Database {
     public func setBusyMode(_ mode: BusyMode) throws {
         let connection = try connection()
         let code: ResultCode
-        let scope = callbackScope
+        let scope = runningCallbacks
         switch mode {
         case .immediateError:
             code = connection.busyTimeout(0)

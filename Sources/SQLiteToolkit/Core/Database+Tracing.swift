@@ -36,7 +36,7 @@ extension Database {
     /// Related SQLite documentation: <https://sqlite.org/c3ref/trace_v2.html>
     public func trace(options: TraceOptions = [], _ handler: ((TracedStatement) -> Void)?) throws {
         let connection = try connection()
-        let scope = callbackScope
+        let scope = runningCallbacks
         guard let handler else {
             // Kept until any running callback returns: this may be called from inside the trace closure itself.
             scope.keep(nil, as: .trace)
@@ -73,7 +73,7 @@ extension Database {
     /// Related SQLite documentation: <https://sqlite.org/c3ref/progress_handler.html>
     public func setProgressHandler(every instructionCount: Int32 = 1000, _ handler: (() -> Bool)?) throws {
         let connection = try connection()
-        let scope = callbackScope
+        let scope = runningCallbacks
         let closure: (() -> Bool)? = instructionCount > 0 ? handler.map { handler in { scope.run(handler) } } : nil
         // The replaced closure is kept until any running callback returns: this may be called from inside it.
         scope.keep(closure, as: .progressHandler)

@@ -57,7 +57,7 @@ public final class Database {
     /// whatever ``setBusyMode(_:)`` set last; ``BusyMode/immediateError`` once closed.
     public internal(set) var busyMode: BusyMode = .immediateError
     /// Counts the user closures SQLite is running, so closing from inside one waits for the running statement.
-    @usableFromInline let callbackScope = CallbackScope()
+    @usableFromInline let runningCallbacks = RunningCallbacks()
     /// The connection after ``close()`` was called from inside a callback, until the running statement returns.
     @exclusivity(unchecked) private var retiredConnection: ConnectionHandle?
     /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Encryption.swift).
@@ -176,8 +176,8 @@ public final class Database {
         // The observers' hooks go while the connection is open: when this close is deferred, SQLite still runs a
         // statement that would call them. An observer running now is kept by its caller.
         observation.removeAll(from: connection)
-        if callbackScope.isRunningCallback {
-            callbackScope.isClosing = true
+        if runningCallbacks.isRunningCallback {
+            runningCallbacks.isClosing = true
             retiredConnection = connection
         } else {
             // Finalize before dropping the cached statements: a statement released while this connection is in its
@@ -232,9 +232,9 @@ public final class Database {
     /// Finishes a close that was called from inside a callback, once no callback runs any more.
     @usableFromInline
     func finishDeferredClose() {
-        guard let connection = retiredConnection, !callbackScope.isRunningCallback else { return }
+        guard let connection = retiredConnection, !runningCallbacks.isRunningCallback else { return }
         retiredConnection = nil
-        callbackScope.isClosing = false
+        runningCallbacks.isClosing = false
         release(connection)
     }
 
@@ -251,7 +251,7 @@ public final class Database {
         _ = connection.closeV2()
         // SQLite released its boxes of the trace, progress and busy closures: release them here too, so a closure
         // that captured this connection makes no cycle.
-        callbackScope.removeAll()
+        runningCallbacks.removeAll()
     }
 
     /// The open connection; `SQLITE_MISUSE` once closed, or while it is the destination of a running backup.
@@ -290,7 +290,7 @@ public final class Database {
             message: Database.withHint(handle.errorMessage() ?? "\(code)"),
             sql: sql,
             errorOffset: sql != nil && offset >= 0 ? Int(offset) : nil,
-            reason: callbackScope.takeFailureReason(message: handle.errorMessage())
+            reason: runningCallbacks.takeFailureReason(message: handle.errorMessage())
         )
     }
 

@@ -313,10 +313,10 @@ extension Database {
                     + "none (for example right after opening)",
                 reason: .keyChangeLosesConnectionState)
         }
-        if callbackScope.isRunningCallback { throw refuse("the callback that is running") }
+        if runningCallbacks.isRunningCallback { throw refuse("the callback that is running") }
         if openCursorCount > 0 { throw refuse("its open cursors") }
         if !liveSessions.isEmpty { throw refuse("its sessions") }
-        if callbackScope.hasTraceOrProgressHandler { throw refuse("its trace or progress handler") }
+        if runningCallbacks.hasTraceOrProgressHandler { throw refuse("its trace or progress handler") }
         if observation.isActive { throw refuse("its transaction observers") }
         let schemas = try query("PRAGMA database_list").map { try $0.value(at: 1) as String }
         if schemas.contains(where: { $0 != "main" && $0 != "temp" }) { throw refuse("its attached databases") }

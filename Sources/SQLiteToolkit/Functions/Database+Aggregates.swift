@@ -72,7 +72,7 @@ extension Database {
             name: name,
             argumentCount: count,
             flags: options.flags,
-            counter: callbackScope.counter,
+            counter: runningCallbacks.counter,
             step: { context, arguments in
                 try Database.step(context, arguments, Aggregate.self, dates: dates) { try $0.step($1) }
             },
@@ -97,7 +97,7 @@ extension Database {
             name: name,
             argumentCount: count,
             flags: options.flags,
-            counter: callbackScope.counter,
+            counter: runningCallbacks.counter,
             step: { context, arguments in
                 try Database.step(context, arguments, Function.self, dates: dates) { try $0.step($1) }
             },

@@ -30,7 +30,7 @@ extension Database {
     public func createCollation(_ name: String, _ compare: @escaping (String, String) -> ComparisonResult) throws {
         let connection = try connection()
         try Database.checkName(name, reason: .invalidCollationName(name))
-        let scope = callbackScope
+        let scope = runningCallbacks
         let code = connection.createCollation(name: name) { left, right in
             let order = scope.run {
                 compare(String(decoding: left, as: UTF8.self), String(decoding: right, as: UTF8.self))

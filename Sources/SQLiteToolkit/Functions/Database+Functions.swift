@@ -247,7 +247,7 @@ extension Database {
     }
 
     /// Registers `call` as the function `name` as it is: the one closure SQLite's C trampoline calls, after counting
-    /// the call in the connection's ``CallbackScope``.
+    /// the call in the connection's ``RunningCallbacks``.
     @inlinable
     func defineFunction(
         _ name: String,
@@ -257,7 +257,7 @@ extension Database {
     ) throws {
         let (connection, count) = try checkFunction(name: name, argumentCount: argumentCount)
         let code = connection.createScalarFunction(
-            name: name, argumentCount: count, flags: options.flags, counter: callbackScope.counter, call)
+            name: name, argumentCount: count, flags: options.flags, counter: runningCallbacks.counter, call)
         try checkRegistration(code, name: name, argumentCount: argumentCount)
     }
 

@@ -23,7 +23,7 @@ extension Database {
     {
         let connection = try connection()
         try Database.checkName(name, reason: .invalidTokenizerName(name))
-        let scope = callbackScope
+        let scope = runningCallbacks
         let code = connection.createFTS5Tokenizer(name: name) { arguments in
             guard let tokenizer = try? make(arguments) else { return nil }
             return { text, flags, sink in
@@ -89,7 +89,7 @@ extension Database {
     ) throws {
         let connection = try connection()
         try Database.checkName(name, reason: .invalidTokenizerName(name))
-        let scope = callbackScope
+        let scope = runningCallbacks
         let code = connection.createFTS5Tokenizer(name: name) { tableArguments in
             let arguments = tableArguments.isEmpty ? base : tableArguments
             let baseName = arguments.first ?? "unicode61"

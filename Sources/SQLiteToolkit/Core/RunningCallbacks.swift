@@ -25,7 +25,7 @@ import SQLiteBindings
 /// holds every installed closure, and a closure replaced while any callback runs is retired: released only once no
 /// callback runs any more.
 @usableFromInline
-final class CallbackScope {
+final class RunningCallbacks {
     /// The callbacks a connection has one closure of at a time, replaced by setting another.
     enum Kind: Hashable {
         case trace
@@ -146,4 +146,4 @@ struct ReportedError: ResultCodeError, CustomStringConvertible {
 }
 
 @available(*, unavailable, message: "a callback scope belongs to its connection's thread")
-extension CallbackScope: Sendable {}
+extension RunningCallbacks: Sendable {}
