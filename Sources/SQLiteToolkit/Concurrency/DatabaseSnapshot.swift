@@ -187,7 +187,10 @@ extension DatabasePool {
     /// Records the database's state now, for several reads that must all see it (see ``DatabaseSnapshot``).
     ///
     /// - Throws: ``DatabaseError/Reason/accessAfterClose`` once the pool is closed; the error of opening the
-    ///   snapshot's connection (with the pool's configuration and set-up hook).
+    ///   snapshot's connection (with the pool's configuration and set-up hook). SQLite cannot take a snapshot of a
+    ///   WAL that holds no frame (the pool was just opened, or a checkpoint truncated the WAL): the writer then
+    ///   commits one frame that changes nothing, so on such a pool the call also throws what a write would
+    ///   (``DatabaseError/Reason/reentrantAccess`` inside an access to the pool, a busy writer's time-out).
     public func makeSnapshot() throws -> DatabaseSnapshot {
         try DatabaseSnapshot(pool: self)
     }

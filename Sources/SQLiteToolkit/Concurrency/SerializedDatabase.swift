@@ -117,17 +117,20 @@ final class SerializedDatabase: @unchecked Sendable {
 
     /// Gives the connection back and wakes every waiting access (and a reopen waiting for a deferred close): a
     /// broadcast, not a signal, since the waiters are of several kinds and a wake-up taken by one that then does
-    /// not take the connection would leave the others asleep.
+    /// not take the connection would leave the others asleep. A connection closed here is closed after the lock is
+    /// given back: closing may run user code (a trace of the close), which must never run under the lock.
     private func checkIn() {
         lock.lock()
         isBusy = false
+        var closing: Database?
         if closesWhenAccessEnds {
             closesWhenAccessEnds = false
-            database?.close()
+            closing = database
             database = nil
         }
         if waitingCount > 0 { lock.broadcast() }
         lock.unlock()
+        closing?.close()
     }
 
     /// Runs `body` with the connection, alone, in a transaction of `kind` when it is not `nil`; ends it as
@@ -216,11 +219,11 @@ final class SerializedDatabase: @unchecked Sendable {
         let isInsideAccess = ThreadAccesses.contains(identity)
         lifecycle.close(insideAccess: isInsideAccess) {
             lock.lock()
-            defer { lock.unlock() }
             acceptsAccesses = false
             lock.broadcast()
             if isInsideAccess && isBusy {
                 closesWhenAccessEnds = database != nil
+                lock.unlock()
                 return
             }
             if isBusy {
@@ -228,8 +231,11 @@ final class SerializedDatabase: @unchecked Sendable {
                 while isBusy { lock.wait() }
                 waitingCount -= 1
             }
-            database?.close()
+            let closing = database
             database = nil
+            lock.unlock()
+            // Outside the lock, as in checkIn().
+            closing?.close()
         }
     }
 
