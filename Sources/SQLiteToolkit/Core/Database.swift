@@ -371,7 +371,9 @@ public final class Database {
     func register(_ statement: Statement) -> Statement {
         liveStatements[ObjectIdentifier(statement)] = Unmanaged.passUnretained(statement)
         // The tables the authorizer saw this statement write while it was prepared, for the transaction observers.
-        if observation.isActive { statement.writtenTables = observation.takeAuthorizedWrites() }
+        if observation.isActive {
+            (statement.writtenTables, statement.savepointCommand) = observation.takeAuthorizedWrites()
+        }
         return statement
     }
 

@@ -6,10 +6,18 @@ import SQLiteBindings
 /// (the commit hook, which cannot tell whether the commit will succeed), a transaction was rolled back (the rollback
 /// hook), and a row of a rowid table changed (the update hook). It says nothing when a savepoint is rolled back to, nor
 /// which tables a statement wrote when they have no rowid. So the broker also learns, through the authorizer, which
-/// tables each statement may write (at prepare time, kept by the ``Statement``), and hears from the statements
-/// themselves when each one ends (``statementEnded(_:succeeded:)``): a statement that changed rows
-/// records its tables; `SAVEPOINT`, `RELEASE` and `ROLLBACK TO` move marks in what was recorded; and a statement
-/// that ends in autocommit mode after the commit hook ran has committed, which is when the observers are told.
+/// tables each statement may write and what it does to savepoints (at prepare time, kept by the ``Statement``), and
+/// hears from the statements themselves when each one ends (``statementEnded(_:succeeded:)``): a statement that
+/// changed rows records its tables; `SAVEPOINT`, `RELEASE` and `ROLLBACK TO` move marks in what was recorded; and a
+/// statement that ends in autocommit mode after the commit hook ran has committed, which is when the observers are
+/// told.
+///
+/// Whether a statement changed anything is read from `sqlite3_total_changes64`, which counts the rows that trigger
+/// programs change too, not from `sqlite3_changes`, which SQLite documents as 0 for a write to a view (whose
+/// `INSTEAD OF` trigger writes the real table) and which leaves out a row a `BEFORE` trigger skipped with
+/// `RAISE(IGNORE)` after writing elsewhere. Each run of a statement is reported once: a statement stepped to its end
+/// and then reset (the FMDB-style reuse) ends twice, and the second end is recognised by the statement's run count
+/// (`SQLITE_STMTSTATUS_RUN`, which SQLite increments at the first step of each run).
 ///
 /// One broker per connection, made with it and shared by its statements, which check ``isActive`` as they end (a
 /// `let` of theirs: no reference counting). Belongs to its connection's thread, like the connection.
@@ -59,8 +67,13 @@ final class TransactionObservationBroker {
     /// Tables the authorizer saw written since the last statement took them: by the statement being prepared, or by
     /// the one being re-prepared while it runs.
     @exclusivity(unchecked) private var authorizedWrites: [String] = []
-    /// Whether ``authorizedWrites`` is not empty.
+    /// What the authorizer saw the statement being prepared do to a savepoint.
+    @exclusivity(unchecked) private var authorizedSavepoint = SavepointCommand.none
+    /// Whether the authorizer saw a statement prepared since the last statement took what it saw.
     @exclusivity(unchecked) private var hasAuthorizedWrites = false
+    /// `sqlite3_total_changes64` when the last statement's end was recorded: a statement whose end finds another
+    /// count changed rows, itself or through its triggers.
+    @exclusivity(unchecked) private var lastTotalChanges: Int64 = 0
 
     /// The connection whose hooks report to this broker, set when they are installed.
     @exclusivity(unchecked) private var connection: ConnectionHandle?
@@ -207,7 +220,14 @@ final class TransactionObservationBroker {
             _ = connection.updateHook(nil, nil)
         }
         let deletesRowByRow = wantsRows
-        _ = connection.setAuthorizer { [self] action, table, _, _, _ in
+        lastTotalChanges = connection.totalChanges()
+        _ = connection.setAuthorizer { [self] action, table, detail, _, _ in
+            if action == .savepoint {
+                // `table` is the operation (BEGIN, RELEASE or ROLLBACK), `detail` the savepoint's name.
+                authorizedSavepoint = SavepointCommand(operation: table, name: detail)
+                hasAuthorizedWrites = true
+                return .ok
+            }
             guard action == .insert || action == .update || action == .delete, let table,
                 !table.utf8.starts(with: "sqlite_".utf8)
             else { return .ok }
@@ -247,11 +267,15 @@ final class TransactionObservationBroker {
 
     // MARK: - Statements
 
-    /// The tables the authorizer saw written since the last call: those of the statement just prepared.
-    func takeAuthorizedWrites() -> [String] {
+    /// The tables the authorizer saw written since the last call, and what it saw done to a savepoint: those of the
+    /// statement just prepared.
+    func takeAuthorizedWrites() -> (tables: [String], savepoint: SavepointCommand) {
         hasAuthorizedWrites = false
-        defer { authorizedWrites.removeAll() }
-        return authorizedWrites
+        defer {
+            authorizedWrites.removeAll()
+            authorizedSavepoint = .none
+        }
+        return (authorizedWrites, authorizedSavepoint)
     }
 
     /// A statement ended (its step gave no row, or it was reset): records the tables it changed, follows savepoints,
@@ -259,6 +283,10 @@ final class TransactionObservationBroker {
     @usableFromInline
     func statementEnded(_ statement: Statement, succeeded: Bool) {
         guard let connection else { return }
+        // A run whose end was reported already (stepped to its end, then reset): nothing more happened.
+        let run = statement.handle.status(.run, reset: false)
+        if run == statement.reportedRun && run > 0 { return }
+        statement.reportedRun = run
         record(statement, succeeded: succeeded, on: connection)
         finishStatement(succeeded: succeeded, on: connection)
     }
@@ -299,9 +327,11 @@ final class TransactionObservationBroker {
     private func record(_ statement: Statement, succeeded: Bool, on connection: ConnectionHandle) {
         if hasAuthorizedWrites {
             // Re-prepared while it ran (the schema or the authorizer changed): its program, and its tables, are new.
-            for table in takeAuthorizedWrites() where !statement.writtenTables.contains(table) {
+            let authorized = takeAuthorizedWrites()
+            for table in authorized.tables where !statement.writtenTables.contains(table) {
                 statement.writtenTables.append(table)
             }
+            if authorized.savepoint != .none { statement.savepointCommand = authorized.savepoint }
             statement.watchedWritesGeneration = generation &- 1
         }
         // Flags rather than the arrays on this path, which every statement takes: no reference counting.
@@ -311,14 +341,17 @@ final class TransactionObservationBroker {
             statement.writesTables = !statement.writtenTables.isEmpty
             statement.watchedWritesGeneration = generation
         }
+        let totalChanges = connection.totalChanges()
+        let changedRows = totalChanges != lastTotalChanges
+        lastTotalChanges = totalChanges
         if succeeded {
-            // `changes()` is the count of the rows the statement changed itself: no row, no trigger ran either.
-            if statement.hasWatchedWrites && connection.changes() > 0 {
+            // Rows the statement changed, itself or through its triggers (a view's `INSTEAD OF` trigger included).
+            if statement.hasWatchedWrites && changedRows {
                 changedTables.append(contentsOf: statement.watchedWrites)
             }
             // Only a statement that writes no table can be a savepoint's: parsed once, for those alone.
             if !statement.writesTables { followSavepoint(statement.savepointCommand) }
-        } else if connection.changes() == 0 {
+        } else if connection.changes() == 0 && !changedRows {
             // SQLite undid the failed statement's changes (its default, ABORT, sets the count to 0; FAIL keeps the
             // rows done and their count): forget the rows the update hook reported meanwhile.
             if statementRowMark < rowChangeCount { rowChanges.removeSubrange(statementRowMark...) }
@@ -386,7 +419,8 @@ private func brokerUpdateHook(
 @available(*, unavailable, message: "a transaction observation broker belongs to its connection's thread")
 extension TransactionObservationBroker: Sendable {}
 
-/// What a statement does to savepoints, read once from its SQL.
+/// What a statement does to savepoints, as SQLite's authorizer reports it while the statement is prepared
+/// (`SQLITE_SAVEPOINT`, with the operation and the savepoint's name, unquoted): no SQL is parsed here.
 enum SavepointCommand: Equatable {
     /// Nothing: the statement is not `SAVEPOINT`, `RELEASE` or `ROLLBACK TO`.
     case none
@@ -397,115 +431,17 @@ enum SavepointCommand: Equatable {
     /// `ROLLBACK [TRANSACTION] TO [SAVEPOINT] name`.
     case rollback(String)
 
-    /// Reads the command of `sql`, skipping white space and comments between its words as SQLite does.
-    init(sql: String) {
-        var tokens = SQLWords(sql)
-        switch tokens.nextKeyword() {
-        case "savepoint":
-            self = tokens.nextName().map { .begin($0) } ?? .none
-        case "release":
-            var name = tokens.nextName()
-            if name.map({ TransactionObservationBroker.namesMatch($0, "savepoint") }) == true && !tokens.isQuoted {
-                name = tokens.nextName() ?? name
-            }
-            self = name.map { .release($0) } ?? .none
-        case "rollback":
-            var word = tokens.nextKeyword()
-            if word == "transaction" { word = tokens.nextKeyword() }
-            guard word == "to" else {
-                self = .none
-                return
-            }
-            var name = tokens.nextName()
-            if name.map({ TransactionObservationBroker.namesMatch($0, "savepoint") }) == true && !tokens.isQuoted {
-                name = tokens.nextName() ?? name
-            }
-            self = name.map { .rollback($0) } ?? .none
-        default:
+    /// The command of the authorizer's `SQLITE_SAVEPOINT` call: `operation` is `BEGIN`, `RELEASE` or `ROLLBACK`.
+    init(operation: String?, name: String?) {
+        guard let operation, let name else {
             self = .none
+            return
         }
-    }
-}
-
-/// The words of a statement's SQL, one at a time: keywords, and names bare or quoted.
-struct SQLWords {
-    private let bytes: [UInt8]
-    private var index = 0
-    /// Whether the last name read was quoted (a quoted `"savepoint"` is a name, not the keyword).
-    private(set) var isQuoted = false
-
-    init(_ sql: String) {
-        bytes = Array(sql.utf8.prefix(512))
-    }
-
-    /// The next bare word, lowercased; `nil` at the end or before a quoted name.
-    mutating func nextKeyword() -> String? {
-        guard let name = nextName(), !isQuoted else { return nil }
-        return name.lowercased()
-    }
-
-    /// The next name: a bare word, or one in double quotes, brackets, backticks or single quotes.
-    mutating func nextName() -> String? {
-        skipSpaceAndComments()
-        guard index < bytes.count else { return nil }
-        let first = bytes[index]
-        let closing: UInt8?
-        switch first {
-        case UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "'"): closing = first
-        case UInt8(ascii: "["): closing = UInt8(ascii: "]")
-        default: closing = nil
-        }
-        if let closing {
-            isQuoted = true
-            index += 1
-            var name: [UInt8] = []
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                if byte == closing {
-                    // A doubled quote stands for one, except in brackets.
-                    if closing != UInt8(ascii: "]"), index < bytes.count, bytes[index] == closing {
-                        name.append(byte)
-                        index += 1
-                        continue
-                    }
-                    return String(decoding: name, as: UTF8.self)
-                }
-                name.append(byte)
-            }
-            return nil
-        }
-        isQuoted = false
-        let start = index
-        while index < bytes.count, Self.isWordByte(bytes[index]) { index += 1 }
-        guard index > start else { return nil }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
-    }
-
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-            || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-    }
-
-    private mutating func skipSpaceAndComments() {
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == 0x20 || (0x09...0x0D).contains(byte) {
-                index += 1
-            } else if byte == UInt8(ascii: "-"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "-") {
-                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
-            } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
-                index += 2
-                while index + 1 < bytes.count,
-                    !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/"))
-                {
-                    index += 1
-                }
-                index = min(index + 2, bytes.count)
-            } else {
-                return
-            }
+        switch operation.uppercased() {
+        case "BEGIN": self = .begin(name)
+        case "RELEASE": self = .release(name)
+        case "ROLLBACK": self = .rollback(name)
+        default: self = .none
         }
     }
 }
