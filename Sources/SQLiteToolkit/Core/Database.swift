@@ -60,7 +60,8 @@ public final class Database {
     @usableFromInline let callbackScope = CallbackScope()
     /// The connection after ``close()`` was called from inside a callback, until the running statement returns.
     @exclusivity(unchecked) private var retiredConnection: ConnectionHandle?
-    /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Encryption.swift).
+    /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Keys.swift and
+    /// Database+KeyChange.swift).
     var mainCipher: Cipher?
     /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
     /// even close) until the backup finishes: calls throw, and ``close()`` is deferred to the backup's end.
