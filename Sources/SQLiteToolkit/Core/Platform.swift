@@ -17,9 +17,9 @@
 #endif
 
 // Every call of the toolkit into the C library and the operating system, in one file so that the platform imports
-// stand in one place: the lock every queue and pool uses, the thread-local slot of the re-entry check, the file calls
-// of the atomic key change and of the header check, the zeroing of key bytes, the file locks of the write gate, and
-// giving up the thread's time slice.
+// stand in one place (but for the file calls of the atomic key change, in PlatformFileReplacement.swift): the lock
+// every queue and pool uses, the thread-local slot of the re-entry check, the file read of the header check, the
+// zeroing of key bytes, the file locks of the write gate, and giving up the thread's time slice.
 
 /// The one lock of the toolkit: a mutex with a condition variable, for the state the queues and pools share between
 /// threads. Every `@unchecked Sendable` type of the toolkit names the `Lock` that protects its state.
@@ -221,7 +221,7 @@ enum ThreadLocalSlot {
 #endif
 
 /// The file calls the toolkit makes below Foundation: stdio's reads (`FileHandle`'s throwing reads need newer Apple
-/// platforms than the package's), `rename` and `fsync`, each failure a ``DatabaseError`` with the C library's reason.
+/// platforms than the package's), each failure a ``DatabaseError`` with the C library's reason.
 enum PlatformFiles {
     /// The first `count` bytes of the file at `path` (fewer when it is shorter).
     static func prefix(ofFileAt path: String, count: Int) throws -> [UInt8] {
@@ -237,41 +237,10 @@ enum PlatformFiles {
         return Array(buffer.prefix(read))
     }
 
-    /// Renames `source` to `destination`, replacing it; `operation` starts the error's message.
-    static func rename(_ source: String, to destination: String, operation: String) throws {
-        guard renameFile(source, destination) == 0 else {
-            throw DatabaseError(extendedCode: .ioerr, message: "\(operation): \(lastErrorDescription())")
-        }
-    }
-
-    /// Opens the file or directory at `path`, `fsync`s it and closes it; `operation` starts the error's message.
-    static func sync(atPath path: String, operation: String) throws {
-        #if os(Windows)
-            // Windows syncs a file through its handle (`FlushFileBuffers`) and has no directory sync; the rename
-            // (`MoveFileEx` under `rename`) is made durable by the file system itself.
-            _ = path
-        #else
-            let descriptor = open(path, O_RDONLY)
-            var synced = descriptor >= 0
-            if synced { synced = fsync(descriptor) == 0 }
-            let savedErrno = errno
-            if descriptor >= 0 { _ = close(descriptor) }
-            guard synced else {
-                errno = savedErrno
-                throw DatabaseError(extendedCode: .ioerrFsync, message: "\(operation): \(lastErrorDescription())")
-            }
-        #endif
-    }
-
     /// The C library's description of `errno`.
     static func lastErrorDescription() -> String {
         String(cString: strerror(errno))
     }
-}
-
-/// `rename(2)`, under a name of its own, so ``PlatformFiles/rename(_:to:operation:)`` does not call itself.
-private func renameFile(_ source: String, _ destination: String) -> Int32 {
-    rename(source, destination)
 }
 
 /// Gives the rest of the calling thread's time slice to another thread: `sched_yield` where POSIX has it,

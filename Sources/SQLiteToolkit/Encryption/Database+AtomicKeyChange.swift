@@ -16,37 +16,82 @@ extension Database {
     }
 
     /// Writes the main database into a new file beside it with `key` and `cipher` (plain when `key` is `nil`),
-    /// syncs it, renames it over the original while this connection keeps every other one out, and reopens the
-    /// connection on it. Before the rename nothing changed; after it, the new file is whole and synced.
+    /// with the original's metadata, syncs it, renames it over the original while this connection keeps every
+    /// other one out, and reopens the connection on it.
+    ///
+    /// The rename is the commit point. Before it, a throw means nothing changed: the old file, the old key, and
+    /// this connection usable with them. From it on, the call succeeds or throws
+    /// ``DatabaseError/Reason/keyChangedButReopenFailed`` (the connection reopens with the new key on its next
+    /// access) or ``DatabaseError/Reason/keyChangedButNotDurable``, whose messages say the new key is in effect.
     func rewriteAtomically(path: String, key: DatabaseKey?, cipher: Cipher, operation: String) throws {
         try checkNoTransaction()
         try checkReopenable(operation: operation)
         if let key { try checkRawKey(key, cipher: cipher) }
-        let copyPath = path + "-sqltk-rekey"
-        // A copy left by an interrupted key change is never the database: the rename is the commit.
-        removeFile(atPath: copyPath)
+        let replacement = AtomicFileReplacement(replacing: path)
         let isWAL = try journalMode() == "wal"
         try takeExclusiveAccess(isWAL: isWAL, operation: operation)
         do {
-            try export(to: copyPath, key: key, cipher: cipher)
-            try finishCopy(atPath: copyPath, key: key, cipher: cipher, isWAL: isWAL)
-            try replaceFile(atPath: path, withFileAt: copyPath, operation: operation)
+            try replacement.prepare(operation: operation)
+            try writeCopy(to: replacement.replacementPath, key: key, cipher: cipher)
+            try finishCopy(atPath: replacement.replacementPath, key: key, cipher: cipher, isWAL: isWAL)
+            try replacement.commit(operation: operation)
         } catch {
-            removeFile(atPath: copyPath)
+            replacement.discard()
             releaseExclusiveAccess()
             try? applyCipher(mainCipher ?? .default, to: connection())
             throw error
         }
-        // The file is the new one from here: a failure to reopen leaves the connection closed, not the file.
-        mainCipher = nil
-        try reopenConnection()
-        guard let key else { return }
+        // The commit point: the file is the new one, with the new key. Nothing from here reports a failure as if
+        // the key had not changed.
+        mainCipher = key == nil ? nil : cipher
+        var durability: DatabaseError?
         do {
-            try applyKeyAtOpen(key, cipher: cipher)
-        } catch {
-            close()
-            throw error
+            try replacement.syncDirectory(operation: operation)
+        } catch let error as DatabaseError {
+            durability = error
         }
+        pendingReopen = PendingReopen(key: key, cipher: cipher, busyMode: busyMode, operation: operation)
+        closeConnectionForReopen()
+        _ = try reopenAfterKeyChange()
+        if let durability {
+            throw DatabaseError(
+                extendedCode: durability.extendedCode,
+                message: "\(operation) committed: \(Self.newKeyInEffect(key)), and the connection uses it; but "
+                    + "\(durability.message), so until the next sync of the directory a power cut may bring back "
+                    + "the old file with the old key",
+                reason: .keyChangedButNotDurable)
+        }
+    }
+
+    /// Says which key the file has after a key change committed.
+    static func newKeyInEffect(_ key: DatabaseKey?) -> String {
+        key == nil
+            ? "the new key is now the database's key: none, the file is plain"
+            : "the new key is now the database's key"
+    }
+
+    /// Opens the connection on the file a key change renamed into place, with the new key, and forgets the key.
+    /// On failure the connection stays closed, keeps the key, and the next access tries again; the error is
+    /// ``DatabaseError/Reason/keyChangedButReopenFailed``.
+    func reopenAfterKeyChange() throws -> ConnectionHandle {
+        guard let pending = pendingReopen else { throw closedError(sql: nil) }
+        do {
+            try openConnectionAgain(busyMode: pending.busyMode)
+            mainCipher = nil
+            if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
+        } catch {
+            closeConnectionForReopen()
+            mainCipher = pending.key == nil ? nil : pending.cipher
+            let underlying = (error as? DatabaseError)?.message ?? "\(error)"
+            throw DatabaseError(
+                extendedCode: (error as? DatabaseError)?.extendedCode ?? .cantopen,
+                message: "\(pending.operation) committed: \(Self.newKeyInEffect(pending.key)); but reopening the "
+                    + "connection on it failed (\(underlying)): the connection reopens with the new key on its next "
+                    + "access",
+                reason: .keyChangedButReopenFailed)
+        }
+        pendingReopen = nil
+        return try connection()
     }
 
     /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
@@ -109,7 +154,8 @@ extension Database {
         _ = try? queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
     }
 
-    /// Puts the copy in WAL mode when the original was (the mode is recorded in the file), then makes it durable.
+    /// Puts the copy in WAL mode when the original was (the mode is recorded in the file); the copy is closed
+    /// after, so every write reached it before it is synced.
     private func finishCopy(atPath copyPath: String, key: DatabaseKey?, cipher: Cipher, isWAL: Bool) throws {
         if isWAL {
             var copyConfiguration = Database.Configuration()
@@ -121,38 +167,14 @@ extension Database {
             defer { copy.close() }
             try copy.setJournalMode("wal")
         }
-        try syncFile(atPath: copyPath, operation: "syncing the rewritten database")
     }
+}
 
-    /// Renames the synced copy over the original and syncs the directory, so the rename survives a power cut.
-    private func replaceFile(atPath path: String, withFileAt copyPath: String, operation: String) throws {
-        try PlatformFiles.rename(
-            copyPath, to: path, operation: "\(operation) failed: cannot rename the rewritten database")
-        try syncFile(atPath: Database.directory(of: path), operation: "syncing the database's directory")
-    }
-
-    /// The folder holding the file at `path`: what is before its last separator, `/` for a file at the root, `.`
-    /// for a bare name.
-    static func directory(of path: String) -> String {
-        #if os(Windows)
-            let separator = path.lastIndex { $0 == "/" || $0 == "\\" }
-        #else
-            let separator = path.lastIndex(of: "/")
-        #endif
-        guard let separator else { return "." }
-        return separator == path.startIndex ? "/" : String(path[..<separator])
-    }
-
-    /// Removes the file at `path`, if any.
-    private func removeFile(atPath path: String) {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// `fsync` of the file or directory at `path`.
-    private func syncFile(atPath path: String, operation: String) throws {
-        try PlatformFiles.sync(atPath: path, operation: "\(operation) failed")
-    }
-
-    /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
-    /// encrypted file cannot change later: `PRAGMA page_size` then `VACUUM`.
+/// What a key change that committed needs to reopen its connection: the new key (`nil` after ``Database/decrypt()``)
+/// and cipher, the busy mode to restore, and the operation's name for the error.
+struct PendingReopen {
+    var key: DatabaseKey?
+    var cipher: Cipher
+    var busyMode: Database.BusyMode
+    var operation: String
 }

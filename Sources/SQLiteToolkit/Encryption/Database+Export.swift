@@ -19,10 +19,17 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://sqlite.org/lang_vacuum.html#vacuuminto>
     public func export(to path: String, key: DatabaseKey?, cipher: Cipher = .default) throws {
-        let connection = try connection()
+        _ = try connection()
         if FileManager.default.fileExists(atPath: path) {
             throw DatabaseError(extendedCode: .cantopen, message: "the export destination already exists: \(path)")
         }
+        try writeCopy(to: path, key: key, cipher: cipher)
+    }
+
+    /// ``export(to:key:cipher:)`` into a file that does not exist or is empty (`VACUUM INTO` takes both): the
+    /// atomic key change creates its copy first, with the original's metadata.
+    func writeCopy(to path: String, key: DatabaseKey?, cipher: Cipher) throws {
+        let connection = try connection()
         try checkNoTransaction()
         if let key {
             try applyCipher(cipher, to: connection)

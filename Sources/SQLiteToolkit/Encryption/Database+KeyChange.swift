@@ -148,6 +148,8 @@ extension Database {
             reason: failure.reason)
     }
 
+    /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
+    /// encrypted file cannot change later: `PRAGMA page_size` then `VACUUM`.
     private func matchPageSize(of cipher: Cipher) throws {
         guard let legacy = cipher.legacy, legacy > 0 else { return }
         let connection = try connection()
