@@ -177,3 +177,69 @@ struct KeyChangeSweepTests {
         #expect(tally.cases > 0)
     }
 }
+
+@Suite("Key change: recovery after the commit point")
+struct KeyChangeRecoveryTests {
+    /// Runs `changeKey` with the `nth` read failing, lasting when asked, until a run fails after the commit point;
+    /// `body` gets that run's database, error and fault scenario.
+    static func withReopenFailure(
+        lasting: Bool, _ body: (String, Database, DatabaseError, FaultScenario) throws -> Void
+    ) throws {
+        for nth in 1...200 {
+            let found = try FaultTestFile.withDatabasePath { path -> Bool in
+                try FindingsTests.makeDatabase(path, key: KeyChangeSweepTests.oldKey)
+                let faults = try FaultScenario(pathPrefix: path)
+                let db = try Database(path: path, configuration: .faulty(key: KeyChangeSweepTests.oldKey))
+                faults.fail(.read, nth: nth, lasting: lasting)
+                do {
+                    try db.changeKey(to: KeyChangeSweepTests.newKey)
+                } catch let error as DatabaseError where error.reason == .keyChangedButReopenFailed {
+                    try body(path, db, error, faults)
+                    return true
+                } catch {}
+                return false
+            }
+            if found { return }
+        }
+        Issue.record("no read failure made the reopen fail")
+    }
+
+    @Test("a reopen that fails after the rename says the new key is in effect, and the next access reopens with it")
+    func nextAccessReopens() throws {
+        try Self.withReopenFailure(lasting: false) { path, db, error, faults in
+            faults.healAll()
+            #expect(error.message.contains("changeKey(to:cipher:) committed: the new key is now the database's key"))
+            #expect(!db.isOpen)
+            #expect(db.isEncrypted)
+            #expect(try db.values() == FindingsTests.rows)
+            #expect(db.isOpen)
+            try db.execute("INSERT INTO t VALUES (41, NULL)")
+            db.close()
+            #expect(
+                try KeyChangeSweepTests.rowsOpening(path, with: KeyChangeSweepTests.newKey) == FindingsTests.rows + [41]
+            )
+        }
+    }
+
+    @Test("while the reopen keeps failing each access says the key changed; once it works the connection is back")
+    func reopenRetried() throws {
+        try Self.withReopenFailure(lasting: true) { _, db, _, faults in
+            let again = try #require(throws: DatabaseError.self) { try db.values() }
+            #expect(again.reason == .keyChangedButReopenFailed)
+            #expect(again.message.contains("the new key is now the database's key"))
+            faults.healAll()
+            #expect(try db.values() == FindingsTests.rows)
+        }
+    }
+
+    @Test("close() after a failed reopen closes for good: the next access says the database is closed")
+    func closeForgetsReopen() throws {
+        try Self.withReopenFailure(lasting: false) { path, db, _, faults in
+            faults.healAll()
+            db.close()
+            let closed = try #require(throws: DatabaseError.self) { try db.values() }
+            #expect(closed.reason == .connectionClosed)
+            #expect(try KeyChangeSweepTests.rowsOpening(path, with: KeyChangeSweepTests.newKey) == FindingsTests.rows)
+        }
+    }
+}

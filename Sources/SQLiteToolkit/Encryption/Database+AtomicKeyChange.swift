@@ -23,9 +23,14 @@ extension Database {
     /// this connection usable with them. From it on, the call succeeds or throws
     /// ``DatabaseError/Reason/keyChangedButReopenFailed`` (the connection reopens with the new key on its next
     /// access) or ``DatabaseError/Reason/keyChangedButNotDurable``, whose messages say the new key is in effect.
-    func rewriteAtomically(path: String, key: DatabaseKey?, cipher: Cipher, operation: String) throws {
+    ///
+    /// `setUp`, a queue's or pool's set-up hook, runs on the reopened connection after the new key; with it, the
+    /// connection may hold custom functions and collations (the hook gives them again).
+    func rewriteAtomically(
+        path: String, key: DatabaseKey?, cipher: Cipher, operation: String, setUp: SetUpHook? = nil
+    ) throws {
         try checkNoTransaction()
-        try checkReopenable(operation: operation)
+        try checkReopenable(operation: operation, rerunsSetUp: setUp != nil)
         if let key { try checkRawKey(key, cipher: cipher) }
         let replacement = AtomicFileReplacement(replacing: path)
         let isWAL = try journalMode() == "wal"
@@ -50,7 +55,8 @@ extension Database {
         } catch let error as DatabaseError {
             durability = error
         }
-        pendingReopen = PendingReopen(key: key, cipher: cipher, busyMode: busyMode, operation: operation)
+        pendingReopen = PendingReopen(
+            key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp)
         closeConnectionForReopen()
         _ = try reopenAfterKeyChange()
         if let durability {
@@ -79,6 +85,7 @@ extension Database {
             try openConnectionAgain(busyMode: pending.busyMode)
             mainCipher = nil
             if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
+            try pending.setUp?(self)
         } catch {
             closeConnectionForReopen()
             mainCipher = pending.key == nil ? nil : pending.cipher
@@ -95,7 +102,8 @@ extension Database {
     }
 
     /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
-    private func checkReopenable(operation: String) throws {
+    /// `rerunsSetUp`: a set-up hook runs again after the reopen, so custom functions and collations are allowed.
+    private func checkReopenable(operation: String, rerunsSetUp: Bool) throws {
         func refuse(_ what: String) -> DatabaseError {
             DatabaseError.misuse(
                 "\(operation) reopens the connection, which would lose \(what): run it on a connection that has "
@@ -112,6 +120,7 @@ extension Database {
         if try queryValue("SELECT count(*) FROM temp.sqlite_schema", as: Int.self) != 0 {
             throw refuse("its temporary tables")
         }
+        if rerunsSetUp { return }
         // What a new connection has without being asked: the built-in functions and collations, and the codec's.
         let definitions =
             "SELECT (SELECT count(*) FROM pragma_function_list WHERE builtin = 0) * 1000000 "
@@ -171,10 +180,11 @@ extension Database {
 }
 
 /// What a key change that committed needs to reopen its connection: the new key (`nil` after ``Database/decrypt()``)
-/// and cipher, the busy mode to restore, and the operation's name for the error.
+/// and cipher, the busy mode to restore, the operation's name for the error, and the set-up hook to run again.
 struct PendingReopen {
     var key: DatabaseKey?
     var cipher: Cipher
     var busyMode: Database.BusyMode
     var operation: String
+    var setUp: Database.SetUpHook?
 }

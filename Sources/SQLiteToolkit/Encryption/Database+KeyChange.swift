@@ -3,6 +3,9 @@ import SQLiteBindings
 extension Database {
     // MARK: - Changing the key
 
+    /// A queue's or pool's set-up hook, run again on a connection a key change reopened.
+    typealias SetUpHook = (Database) throws -> Void
+
     /// Whether the main database is encrypted, as this connection opened or left it.
     public var isEncrypted: Bool { mainCipher != nil }
 
@@ -13,26 +16,44 @@ extension Database {
     /// example ChaCha20 to SQLCipher 4). Works in WAL mode.
     ///
     /// For a database file, the change is atomic whatever happens (an error, a full disk, a crash, a power cut):
-    /// the database is copied with the new key into a new file beside it (`<path>-sqltk-rekey`), which is synced
-    /// and renamed over the original, and the connection is reopened on it. The file is the old one, whole, with
-    /// the old key, or the new one, whole, with the new key; never neither. It needs free disk space for a copy
-    /// and no other connection to the file, in this process or another (see <doc:Encryption>). In-memory and
-    /// temporary databases are re-encrypted in place.
+    /// the database is copied with the new key into a new file beside it (`<path>-sqltk-rekey`, created with the
+    /// original's mode, owner and group where permitted, and extended attributes), which is synced and renamed
+    /// over the original, and the connection is reopened on it. The file is the old one, whole, with the old key,
+    /// or the new one, whole, with the new key; never neither. It needs free disk space for a copy and no other
+    /// connection to the file, in this process or another (see <doc:Encryption>). In-memory and temporary
+    /// databases are re-encrypted in place.
+    ///
+    /// The rename is the commit point. A throw before it means nothing changed: the old file, the old key, and this
+    /// connection usable with them. From it on, the call succeeds, or throws
+    /// ``DatabaseError/Reason/keyChangedButReopenFailed`` or ``DatabaseError/Reason/keyChangedButNotDurable``,
+    /// whose message says the new key is now the database's key: store the new key then too.
     ///
     /// - Throws: ``DatabaseError/Reason/notEncrypted`` on a plain database (use ``encrypt(with:cipher:)``),
     ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction,
-    ///   ``DatabaseError/Reason/keyChangeNeedsSoleAccess`` when another connection uses the file, and
+    ///   ``DatabaseError/Reason/keyChangeNeedsSoleAccess`` when another connection uses the file,
     ///   ``DatabaseError/Reason/keyChangeLosesConnectionState`` when reopening would lose what the connection
-    ///   holds; in each case nothing changed.
+    ///   holds, ``DatabaseError/Reason/fileMetadataNotCopied`` and
+    ///   ``DatabaseError/Reason/atomicReplacementUnavailable`` (Windows); in each case nothing changed. After the
+    ///   commit point, the two reasons above.
     ///
     /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
     public func changeKey(to key: DatabaseKey, cipher: Cipher? = nil) throws {
+        try changeKey(to: key, cipher: cipher, reopeningWith: nil)
+    }
+
+    /// ``changeKey(to:cipher:)``, for a queue or a pool on its writer once its readers are closed: `setUp`, when
+    /// given, is the set-up hook that gives every connection its functions and collations. The connection may
+    /// then hold custom functions and collations, and `setUp` runs again on the reopened connection, after the
+    /// new key (a failure there is ``DatabaseError/Reason/keyChangedButReopenFailed``, and the next access reopens
+    /// and runs it again).
+    func changeKey(to key: DatabaseKey, cipher: Cipher?, reopeningWith setUp: SetUpHook?) throws {
         guard let current = mainCipher else {
             throw DatabaseError.misuse(
                 "the database is not encrypted; use encrypt(with:cipher:)", reason: .notEncrypted)
         }
         if let path = try mainFilePath() {
-            try rewriteAtomically(path: path, key: key, cipher: cipher ?? current, operation: "changeKey(to:cipher:)")
+            try rewriteAtomically(
+                path: path, key: key, cipher: cipher ?? current, operation: "changeKey(to:cipher:)", setUp: setUp)
         } else {
             try rekey(to: key, cipher: cipher ?? current)
         }
@@ -52,6 +73,11 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
     public func encrypt(with key: DatabaseKey, cipher: Cipher = .default) throws {
+        try encrypt(with: key, cipher: cipher, reopeningWith: nil)
+    }
+
+    /// ``encrypt(with:cipher:)`` for a queue or a pool, as ``changeKey(to:cipher:reopeningWith:)`` describes.
+    func encrypt(with key: DatabaseKey, cipher: Cipher, reopeningWith setUp: SetUpHook?) throws {
         guard mainCipher == nil else {
             throw DatabaseError.misuse(
                 "the database is already encrypted; use changeKey(to:cipher:)", reason: .alreadyEncrypted)
@@ -68,7 +94,8 @@ extension Database {
         if let path = try mainFilePath() {
             try checkRawKey(key, cipher: cipher)
             try matchPageSize(of: cipher)
-            try rewriteAtomically(path: path, key: key, cipher: cipher, operation: "encrypt(with:cipher:)")
+            try rewriteAtomically(
+                path: path, key: key, cipher: cipher, operation: "encrypt(with:cipher:)", setUp: setUp)
             return
         }
         let wasWAL = try journalMode() == "wal"
@@ -92,12 +119,17 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
     public func decrypt() throws {
+        try decrypt(reopeningWith: nil)
+    }
+
+    /// ``decrypt()`` for a queue or a pool, as ``changeKey(to:cipher:reopeningWith:)`` describes.
+    func decrypt(reopeningWith setUp: SetUpHook?) throws {
         guard mainCipher != nil else {
             throw DatabaseError.misuse("the database is not encrypted", reason: .notEncrypted)
         }
         try checkNoTransaction()
         if let path = try mainFilePath() {
-            try rewriteAtomically(path: path, key: nil, cipher: .default, operation: "decrypt()")
+            try rewriteAtomically(path: path, key: nil, cipher: .default, operation: "decrypt()", setUp: setUp)
             return
         }
         let code = try connection().rekey(nil, count: 0)
