@@ -209,7 +209,8 @@ extension DatabaseError {
         /// The file is not a SQLite database: its first 16 bytes are not SQLite's header, found at open before
         /// anything reads it (the code is `SQLITE_NOTADB`, and ``DatabaseError/path`` names the file). An encrypted
         /// file looks the same: give its key in ``Database/Configuration/key``, or see
-        /// ``Database/Configuration/checksHeaderAtOpen`` to set the key after open.
+        /// ``Database/Configuration/checksHeaderAtOpen`` to set the key after open. Also thrown by
+        /// ``Database/attach(path:as:key:cipher:)`` without a key for a file that is encrypted or not a database.
         case notADatabase
 
         // MARK: Encryption
