@@ -43,13 +43,13 @@ let package = Package(
             name: "SQLiteBindings",
             dependencies: ["CSQLiteToolkit"]
         ),
-        // Connections, statements, rows, values, errors, transactions: the layer most users touch.
         // Declarations of the C library that Swift's Linux, musl and Android modules leave out (the extended
         // attribute calls); a header only, used by SQLiteToolkit's platform code.
         .target(
             name: "SQLiteToolkitSystemShim",
             path: "Sources/SQLiteToolkitSystemShim"
         ),
+        // Connections, statements, rows, values, errors, transactions: the layer most users touch.
         .target(
             name: "SQLiteToolkit",
             dependencies: [
