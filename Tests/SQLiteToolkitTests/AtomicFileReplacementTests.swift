@@ -108,6 +108,34 @@ struct AtomicFileReplacementTests {
         }
     }
 
+    /// Whether this process may give a file to another user (root, here), through Foundation.
+    static let canGiveFilesAway: Bool = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chown-probe-\(UUID())").path
+        guard FileManager.default.createFile(atPath: path, contents: Data()) else { return false }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return (try? FileManager.default.setAttributes([.ownerAccountID: 4242], ofItemAtPath: path)) != nil
+    }()
+
+    @Test(
+        "the replacement keeps the original's owner and group, where the process may set them",
+        .enabled(if: canGiveFilesAway, "this process may not give a file to another user (not root)"))
+    func keepsOwnerAndGroup() throws {
+        try TemporaryFile.withDatabasePath { path in
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("old".utf8)))
+            try FileManager.default.setAttributes(
+                [.ownerAccountID: 4242, .groupOwnerAccountID: 4343, .posixPermissions: 0o640], ofItemAtPath: path)
+            let replacement = AtomicFileReplacement(replacing: path)
+            try replacement.prepare(operation: Self.operation)
+            try Data("new".utf8).write(to: URL(fileURLWithPath: replacement.replacementPath))
+            try replacement.commit(operation: Self.operation)
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attributes[.ownerAccountID] as? NSNumber)?.intValue == 4242)
+            #expect((attributes[.groupOwnerAccountID] as? NSNumber)?.intValue == 4343)
+            #expect(try permissions(of: path) == 0o640)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
+        }
+    }
+
     @Test("a replacement left by an interrupted run is removed by the next prepare, never taken for the file")
     func leftoverRemoved() throws {
         try TemporaryFile.withDatabasePath { path in

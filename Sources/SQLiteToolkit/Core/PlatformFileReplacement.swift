@@ -60,7 +60,12 @@ enum PlatformFileReplacement {
             guard created >= 0 else { throw failure(operation, "cannot create \(path)") }
             defer { _ = closeDescriptor(created) }
             // The owner first: changing it may clear the set-user-ID bits and some attributes (a file capability).
-            if status.st_uid != getuid() || status.st_gid != getgid() {
+            // Compared with the new file's own (its group may be the directory's, as on Apple platforms).
+            var createdStatus = stat()
+            guard fstat(created, &createdStatus) == 0 else {
+                throw failure(operation, "cannot read the owner of \(path)")
+            }
+            if status.st_uid != createdStatus.st_uid || status.st_gid != createdStatus.st_gid {
                 // Only a privileged process may give a file away; any process may set a group it belongs to.
                 // Neither permitted, the replacement is this process's, like any file it creates.
                 if fchown(created, status.st_uid, status.st_gid) != 0 {
