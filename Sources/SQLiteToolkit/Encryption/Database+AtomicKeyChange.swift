@@ -52,8 +52,10 @@ extension Database {
         var durability: DatabaseError?
         do {
             try replacement.syncDirectory(operation: operation)
-        } catch let error as DatabaseError {
-            durability = error
+        } catch {
+            durability =
+                error as? DatabaseError
+                ?? DatabaseError(extendedCode: .ioerrFsync, message: "\(operation): syncing the directory: \(error)")
         }
         pendingReopen = PendingReopen(
             key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp)
