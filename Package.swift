@@ -43,11 +43,18 @@ let package = Package(
             name: "SQLiteBindings",
             dependencies: ["CSQLiteToolkit"]
         ),
+        // Declarations of the C library that Swift's Linux, musl and Android modules leave out (the extended
+        // attribute calls); a header only, used by SQLiteToolkit's platform code.
+        .target(
+            name: "SQLiteToolkitSystemShim",
+            path: "Sources/SQLiteToolkitSystemShim"
+        ),
         // Connections, statements, rows, values, errors, transactions: the layer most users touch.
         .target(
             name: "SQLiteToolkit",
             dependencies: [
                 "SQLiteBindings",
+                "SQLiteToolkitSystemShim",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
@@ -103,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteToolkitTests",
-            dependencies: ["SQLiteToolkit", "sqltk-test-helper", "sqltk-crash-writer"]
+            dependencies: ["SQLiteToolkit", "SQLiteToolkitSystemShim", "sqltk-test-helper", "sqltk-crash-writer"]
         ),
         // The fault-injecting VFS of the reliability tests (I/O errors, a full disk, power cuts), a C target under
         // Tests/ that only the fault tests import: test-only, so it may call CSQLiteToolkit directly.

@@ -137,8 +137,9 @@ struct FindingsTests {
             try db.decrypt()
         } check: { path, error, db throws in
             guard db.isOpen else {
-                // Failed once the rewritten file was renamed into place, while reopening: the file is the new one.
-                #expect(error != nil)
+                // Failed once the rewritten file was renamed into place, while reopening: the file is the new one,
+                // and the error says so.
+                #expect(error?.reason == .keyChangedButReopenFailed)
                 #expect(try Self.rowsOpening(path, with: nil) == Self.rows)
                 return
             }

@@ -28,8 +28,10 @@ extension Database {
     /// never the main database's key, which the codec would use for an `ATTACH` with no `KEY`.
     ///
     /// - Throws: ``DatabaseError``: with a name already in use, a file that cannot be opened, past the limit of
-    ///   attached databases (`SQLITE_LIMIT_ATTACHED`, 10 by default), or
-    ///   ``DatabaseError/Reason/wrongKeyOrNotADatabase`` for a wrong key.
+    ///   attached databases (`SQLITE_LIMIT_ATTACHED`, 10 by default), ``DatabaseError/Reason/wrongKeyOrNotADatabase``
+    ///   for a wrong key or cipher, ``DatabaseError/Reason/keyForPlainDatabase`` for a key given for a plain file,
+    ///   or ``DatabaseError/Reason/notADatabase`` for an encrypted file (or one that is not a database) attached
+    ///   without a key. Nothing stays attached after an error.
     ///
     /// Related SQLite documentation: <https://sqlite.org/lang_attach.html>
     public func attach(path: String, as schema: String, key: DatabaseKey? = nil, cipher: Cipher = .default) throws {
@@ -62,13 +64,24 @@ extension Database {
             return code == .ok ? statement.step() : code
         }()
         guard runCode == .done else {
-            // ATTACH reads the schema of the new database, so a wrong key fails the statement itself.
-            if runCode.primary == .notadb {
+            // ATTACH reads the schema of the new database, so a wrong key fails the statement itself; without a
+            // key, an encrypted file fails the same way, and no key was wrong.
+            if runCode.primary == .notadb, key != nil {
                 throw DatabaseError(
                     extendedCode: .notadb,
                     message: "wrong key or cipher (\(cipher.name)) for \(schema), or the file is not a database",
                     sql: sql,
                     reason: .wrongKeyOrNotADatabase)
+            }
+            if runCode.primary == .notadb {
+                var error = DatabaseError(
+                    extendedCode: .notadb,
+                    message: "\(schema): the file is encrypted, or not a database: attach an encrypted file with its "
+                        + "key, attach(path:as:key:cipher:)",
+                    sql: sql,
+                    reason: .notADatabase)
+                error.path = path
+                throw error
             }
             throw error(runCode, sql: sql)
         }

@@ -60,8 +60,12 @@ public final class Database {
     @usableFromInline let runningCallbacks = RunningCallbacks()
     /// The connection after ``close()`` was called from inside a callback, until the running statement returns.
     @exclusivity(unchecked) private var retiredConnection: ConnectionHandle?
-    /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Encryption.swift).
+    /// The cipher of the main database, or `nil` while it is plain (maintained by Database+Keys.swift and
+    /// Database+KeyChange.swift).
     var mainCipher: Cipher?
+    /// Set from the commit point of an atomic key change until the connection reopened on the new file: the next
+    /// access reopens it (see Database+AtomicKeyChange.swift). It holds the new key until then.
+    var pendingReopen: PendingReopen?
     /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
     /// even close) until the backup finishes: calls throw, and ``close()`` is deferred to the backup's end.
     @exclusivity(unchecked) @usableFromInline var isBackupDestination = false
@@ -144,7 +148,8 @@ public final class Database {
     }
 
     /// Whether the connection is open: `false` once ``close()`` was called, even from inside a callback whose
-    /// statement has not finished yet.
+    /// statement has not finished yet, and after a key change that committed but could not reopen the connection
+    /// (``DatabaseError/Reason/keyChangedButReopenFailed``) until the next access reopens it.
     public var isOpen: Bool { handle != nil }
 
     /// Closes the connection: finalizes every statement it prepared (cursors still open then throw
@@ -159,6 +164,8 @@ public final class Database {
     /// Closing the destination of a running backup (from its progress closure) stops the backup, which then
     /// closes the connection.
     public func close() {
+        // Closed on purpose, a connection left closed by a committed key change stays closed.
+        pendingReopen = nil
         guard let connection = handle else {
             // Closed from inside a callback, and that statement has returned: release the connection now.
             finishDeferredClose()
@@ -193,13 +200,11 @@ public final class Database {
         writeGate = nil
     }
 
-    /// Closes the SQLite connection and opens a new one to the same path, with the same configuration and busy mode:
-    /// what an atomic key change does after renaming the rewritten file over the original, which this connection
-    /// still has open. The statements of the old connection are finalized, as ``close()`` does. When the new
-    /// connection cannot be opened, this one stays closed and the error is thrown.
-    func reopenConnection() throws {
-        guard let old = handle else { throw closedError(sql: nil) }
-        let keptBusyMode = busyMode
+    /// Closes the SQLite connection for a reopen on the same path: what an atomic key change does once it renamed
+    /// the rewritten file over the original, which this connection still has open. The statements are finalized,
+    /// as ``close()`` does; the busy mode is the caller's to restore (``openConnectionAgain(busyMode:)``).
+    func closeConnectionForReopen() {
+        guard let old = handle else { return }
         interruptHandle.invalidate()
         handle = nil
         for statement in liveStatements.values { statement.takeUnretainedValue().retire() }
@@ -210,6 +215,11 @@ public final class Database {
         savepointDepth = 0
         abortedTransactionError = nil
         busyMode = .immediateError
+    }
+
+    /// Opens a new SQLite connection to the path after ``closeConnectionForReopen()``, with the configuration and
+    /// `busyMode`. When it cannot be opened, the connection stays closed and the error is thrown.
+    func openConnectionAgain(busyMode keptBusyMode: BusyMode) throws {
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)
         guard code == .ok, let connection else {
@@ -224,7 +234,7 @@ public final class Database {
             try applyDefaults(connection)
             try setBusyMode(keptBusyMode)
         } catch {
-            close()
+            closeConnectionForReopen()
             throw error
         }
     }
@@ -254,10 +264,12 @@ public final class Database {
         runningCallbacks.removeAll()
     }
 
-    /// The open connection; `SQLITE_MISUSE` once closed, or while it is the destination of a running backup.
+    /// The open connection; `SQLITE_MISUSE` once closed, or while it is the destination of a running backup. A
+    /// connection a committed key change left closed is reopened here, with the new key.
     @usableFromInline
     func connection(for sql: String? = nil) throws -> ConnectionHandle {
         guard let handle, !isBackupDestination else {
+            if handle == nil, pendingReopen != nil { return try reopenAfterKeyChange() }
             throw connectionUnavailable(sql: sql)
         }
         return handle

@@ -209,7 +209,8 @@ extension DatabaseError {
         /// The file is not a SQLite database: its first 16 bytes are not SQLite's header, found at open before
         /// anything reads it (the code is `SQLITE_NOTADB`, and ``DatabaseError/path`` names the file). An encrypted
         /// file looks the same: give its key in ``Database/Configuration/key``, or see
-        /// ``Database/Configuration/checksHeaderAtOpen`` to set the key after open.
+        /// ``Database/Configuration/checksHeaderAtOpen`` to set the key after open. Also thrown by
+        /// ``Database/attach(path:as:key:cipher:)`` without a key for a file that is encrypted or not a database.
         case notADatabase
 
         // MARK: Encryption
@@ -239,6 +240,21 @@ extension DatabaseError {
         /// cursors, sessions, attached databases, temporary tables, custom functions or collations, a trace or
         /// progress handler). Nothing changed.
         case keyChangeLosesConnectionState
+        /// A key change of a database file committed (the rewritten file replaced the original, so the new key, or
+        /// no key after ``Database/decrypt()``, is now the database's key), but reopening the connection on it
+        /// failed. The connection reopens with the new key on its next access; until then ``Database/isOpen`` is
+        /// `false`. Store the new key: the file needs it.
+        case keyChangedButReopenFailed
+        /// A key change of a database file committed and the connection uses the new key, but syncing the
+        /// directory after the rename failed: until the directory is synced, a power cut may bring back the old
+        /// file with the old key. Keep both keys until the next successful write.
+        case keyChangedButNotDurable
+        /// A key change could not give the rewritten file an extended attribute of the original (the message names
+        /// it). Nothing changed.
+        case fileMetadataNotCopied
+        /// Replacing a database file atomically (what a key change of a file does) is not available on this
+        /// platform yet: on Windows, until a Windows machine has run it. Nothing changed.
+        case atomicReplacementUnavailable
         /// ``Database/encrypt(with:cipher:)`` was asked of a database that Litestream replicates (it holds
         /// Litestream's table `_litestream_seq`): Litestream opens the file with an SQLite of its own, which cannot
         /// read an encrypted file, so replication would stop. Nothing changed. See <doc:ReplicatingWithLitestream>.

@@ -16,12 +16,12 @@
     import Android
 #endif
 
-// The file calls of the atomic key change and of the header check, and the zeroing of key bytes: the calls of the
-// toolkit into the C library and the operating system that are not about threads (those are in Concurrency/: `Lock`,
-// `ThreadSupport`, `LockFile`).
+// The file read of the header check and the zeroing of key bytes: the calls of the toolkit into the C library and the
+// operating system that are neither about threads (those are in Concurrency/: `Lock`, `ThreadSupport`, `LockFile`)
+// nor the atomic key change's (PlatformFileReplacement.swift).
 
 /// The file calls the toolkit makes below Foundation: stdio's reads (`FileHandle`'s throwing reads need newer Apple
-/// platforms than the package's), `rename` and `fsync`, each failure a ``DatabaseError`` with the C library's reason.
+/// platforms than the package's), each failure a ``DatabaseError`` with the C library's reason.
 enum PlatformFiles {
     /// The first `count` bytes of the file at `path` (fewer when it is shorter).
     static func prefix(ofFileAt path: String, count: Int) throws -> [UInt8] {
@@ -37,41 +37,10 @@ enum PlatformFiles {
         return Array(buffer.prefix(read))
     }
 
-    /// Renames `source` to `destination`, replacing it; `operation` starts the error's message.
-    static func rename(_ source: String, to destination: String, operation: String) throws {
-        guard renameFile(source, destination) == 0 else {
-            throw DatabaseError(extendedCode: .ioerr, message: "\(operation): \(lastErrorDescription())")
-        }
-    }
-
-    /// Opens the file or directory at `path`, `fsync`s it and closes it; `operation` starts the error's message.
-    static func sync(atPath path: String, operation: String) throws {
-        #if os(Windows)
-            // Windows syncs a file through its handle (`FlushFileBuffers`) and has no directory sync; the rename
-            // (`MoveFileEx` under `rename`) is made durable by the file system itself.
-            _ = path
-        #else
-            let descriptor = open(path, O_RDONLY)
-            var synced = descriptor >= 0
-            if synced { synced = fsync(descriptor) == 0 }
-            let savedErrno = errno
-            if descriptor >= 0 { _ = close(descriptor) }
-            guard synced else {
-                errno = savedErrno
-                throw DatabaseError(extendedCode: .ioerrFsync, message: "\(operation): \(lastErrorDescription())")
-            }
-        #endif
-    }
-
     /// The C library's description of `errno`.
     static func lastErrorDescription() -> String {
         String(cString: strerror(errno))
     }
-}
-
-/// `rename(2)`, under a name of its own, so ``PlatformFiles/rename(_:to:operation:)`` does not call itself.
-private func renameFile(_ source: String, _ destination: String) -> Int32 {
-    rename(source, destination)
 }
 
 /// Overwrites `bytes` with zeros in a way the optimizer cannot drop as a dead store: each platform's own function

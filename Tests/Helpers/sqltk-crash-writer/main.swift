@@ -10,6 +10,12 @@
 // commit returned does the writer print `n` on a line of its own: a number on standard output is a promise that
 // transaction n is durable. Numbering continues from the largest committed n, so the tests can kill the writer,
 // check the file, and start it again on the same file. Exit status 2: bad arguments; 1: a database error.
+//
+// MODE `rekey-delete` or `rekey-wal` changes keys instead: the file is encrypted with one of the raw keys
+// `CrashWriter.rekeyKeys` (the first at creation), and cycle n inserts n into `cycle`, then changes the key to
+// `rekeyKeys[n % 2]` (`changeKey(to:)`) and prints `n`: a number on standard output is a promise that the file's
+// key is that one. Started again, the writer opens the file with whichever key opens it and first finishes the
+// cycle a kill interrupted.
 import Foundation
 import SQLiteToolkit
 
@@ -43,14 +49,54 @@ enum CrashWriter {
     static let key = String(repeating: "5a17c0de", count: 8)
     /// Text stored in every row: never found in the files of an encrypted database.
     static let marker = "sqltk-crash-writer plaintext marker"
+    /// The two raw keys the `rekey-` modes alternate between, in hex.
+    static let rekeyKeys = [String(repeating: "0a", count: 32), String(repeating: "0b", count: 32)]
+}
+
+/// The `rekey-` modes: key changes in a loop, each acknowledged once `changeKey(to:)` returned.
+func changeKeysUntilKilled(path: String, journalMode: String) throws -> Never {
+    let keys = CrashWriter.rekeyKeys.map { DatabaseKey.raw(hex: $0) }
+    var db: Database?
+    var keyIndex = 0
+    for (index, key) in keys.enumerated() where db == nil {
+        var configuration = Database.Configuration()
+        configuration.key = key
+        if let opened = try? Database(path: path, configuration: configuration) {
+            db = opened
+            keyIndex = index
+        }
+    }
+    guard let db else { fail("the file opens with neither key", status: 1) }
+    let mode = try db.queryValue("PRAGMA journal_mode = \(journalMode)", as: String.self)
+    guard mode == journalMode else { fail("journal_mode is \(mode ?? "unknown"), not \(journalMode)", status: 1) }
+    try db.execute("CREATE TABLE IF NOT EXISTS cycle (n INTEGER PRIMARY KEY)")
+    var n = try db.queryValue("SELECT coalesce(max(n), 0) FROM cycle", as: Int.self) ?? 0
+    // A cycle whose insert committed but whose key change did not: finish it.
+    if keyIndex != n % 2 {
+        try db.changeKey(to: keys[n % 2])
+        acknowledge(String(n))
+    }
+    while true {
+        n += 1
+        try db.execute("INSERT INTO cycle (n) VALUES (?)", n)
+        try db.changeKey(to: keys[n % 2])
+        acknowledge(String(n))
+    }
 }
 
 let arguments = CommandLine.arguments
-let modes = ["delete", "wal", "delete-encrypted", "wal-encrypted"]
+let modes = ["delete", "wal", "delete-encrypted", "wal-encrypted", "rekey-delete", "rekey-wal"]
 guard arguments.count >= 3, modes.contains(arguments[2]) else {
     fail("usage: sqltk-crash-writer PATH \(modes.joined(separator: "|")) [SEED]", status: 2)
 }
 let path = arguments[1]
+if arguments[2].hasPrefix("rekey-") {
+    do {
+        try changeKeysUntilKilled(path: path, journalMode: String(arguments[2].dropFirst("rekey-".count)))
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
 let journalMode = String(arguments[2].prefix { $0 != "-" })
 var configuration = Database.Configuration()
 if arguments[2].hasSuffix("-encrypted") { configuration.key = .raw(hex: CrashWriter.key) }

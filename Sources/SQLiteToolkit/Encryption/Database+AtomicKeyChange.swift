@@ -1,0 +1,192 @@
+import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension Database {
+    // MARK: - Atomic key changes
+
+    /// The path of the main database file, or `nil` for an in-memory or temporary database.
+    func mainFilePath() throws -> String? {
+        guard let filename = try connection().filename(schema: "main"), !filename.isEmpty else { return nil }
+        return filename
+    }
+
+    /// Writes the main database into a new file beside it with `key` and `cipher` (plain when `key` is `nil`),
+    /// with the original's metadata, syncs it, renames it over the original while this connection keeps every
+    /// other one out, and reopens the connection on it.
+    ///
+    /// The rename is the commit point. Before it, a throw means nothing changed: the old file, the old key, and
+    /// this connection usable with them. From it on, the call succeeds or throws
+    /// ``DatabaseError/Reason/keyChangedButReopenFailed`` (the connection reopens with the new key on its next
+    /// access) or ``DatabaseError/Reason/keyChangedButNotDurable``, whose messages say the new key is in effect.
+    ///
+    /// `setUp`, a queue's or pool's set-up hook, runs on the reopened connection after the new key; with it, the
+    /// connection may hold custom functions and collations (the hook gives them again).
+    func rewriteAtomically(
+        path: String, key: DatabaseKey?, cipher: Cipher, operation: String, setUp: SetUpHook? = nil
+    ) throws {
+        try checkNoTransaction()
+        try checkReopenable(operation: operation, rerunsSetUp: setUp != nil)
+        if let key { try checkRawKey(key, cipher: cipher) }
+        let replacement = AtomicFileReplacement(replacing: path)
+        let isWAL = try journalMode() == "wal"
+        try takeExclusiveAccess(isWAL: isWAL, operation: operation)
+        do {
+            try replacement.prepare(operation: operation)
+            try writeCopy(to: replacement.replacementPath, key: key, cipher: cipher)
+            try finishCopy(atPath: replacement.replacementPath, key: key, cipher: cipher, isWAL: isWAL)
+            try replacement.commit(operation: operation)
+        } catch {
+            replacement.discard()
+            releaseExclusiveAccess()
+            try? applyCipher(mainCipher ?? .default, to: connection())
+            throw error
+        }
+        // The commit point: the file is the new one, with the new key. Nothing from here reports a failure as if
+        // the key had not changed.
+        mainCipher = key == nil ? nil : cipher
+        var durability: DatabaseError?
+        do {
+            try replacement.syncDirectory(operation: operation)
+        } catch {
+            durability =
+                error as? DatabaseError
+                ?? DatabaseError(extendedCode: .ioerrFsync, message: "\(operation): syncing the directory: \(error)")
+        }
+        pendingReopen = PendingReopen(
+            key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp)
+        closeConnectionForReopen()
+        _ = try reopenAfterKeyChange()
+        if let durability {
+            throw DatabaseError(
+                extendedCode: durability.extendedCode,
+                message: "\(operation) committed: \(Self.newKeyInEffect(key)), and the connection uses it; but "
+                    + "\(durability.message), so until the next sync of the directory a power cut may bring back "
+                    + "the old file with the old key",
+                reason: .keyChangedButNotDurable)
+        }
+    }
+
+    /// Says which key the file has after a key change committed.
+    static func newKeyInEffect(_ key: DatabaseKey?) -> String {
+        key == nil
+            ? "the new key is now the database's key: none, the file is plain"
+            : "the new key is now the database's key"
+    }
+
+    /// Opens the connection on the file a key change renamed into place, with the new key, and forgets the key.
+    /// On failure the connection stays closed, keeps the key, and the next access tries again; the error is
+    /// ``DatabaseError/Reason/keyChangedButReopenFailed``.
+    func reopenAfterKeyChange() throws -> ConnectionHandle {
+        guard let pending = pendingReopen else { throw closedError(sql: nil) }
+        do {
+            try openConnectionAgain(busyMode: pending.busyMode)
+            mainCipher = nil
+            if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
+            try pending.setUp?(self)
+        } catch {
+            closeConnectionForReopen()
+            mainCipher = pending.key == nil ? nil : pending.cipher
+            let underlying = (error as? DatabaseError)?.message ?? "\(error)"
+            throw DatabaseError(
+                extendedCode: (error as? DatabaseError)?.extendedCode ?? .cantopen,
+                message: "\(pending.operation) committed: \(Self.newKeyInEffect(pending.key)); but reopening the "
+                    + "connection on it failed (\(underlying)): the connection reopens with the new key on its next "
+                    + "access",
+                reason: .keyChangedButReopenFailed)
+        }
+        pendingReopen = nil
+        return try connection()
+    }
+
+    /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
+    /// `rerunsSetUp`: a set-up hook runs again after the reopen, so custom functions and collations are allowed.
+    private func checkReopenable(operation: String, rerunsSetUp: Bool) throws {
+        func refuse(_ what: String) -> DatabaseError {
+            DatabaseError.misuse(
+                "\(operation) reopens the connection, which would lose \(what): run it on a connection that has "
+                    + "none (for example right after opening)",
+                reason: .keyChangeLosesConnectionState)
+        }
+        if runningCallbacks.isRunningCallback { throw refuse("the callback that is running") }
+        if openCursorCount > 0 { throw refuse("its open cursors") }
+        if !liveSessions.isEmpty { throw refuse("its sessions") }
+        if runningCallbacks.hasTraceOrProgressHandler { throw refuse("its trace or progress handler") }
+        if observation.isActive { throw refuse("its transaction observers") }
+        let schemas = try query("PRAGMA database_list").map { try $0.value(at: 1) as String }
+        if schemas.contains(where: { $0 != "main" && $0 != "temp" }) { throw refuse("its attached databases") }
+        if try queryValue("SELECT count(*) FROM temp.sqlite_schema", as: Int.self) != 0 {
+            throw refuse("its temporary tables")
+        }
+        if rerunsSetUp { return }
+        // What a new connection has without being asked: the built-in functions and collations, and the codec's.
+        let definitions =
+            "SELECT (SELECT count(*) FROM pragma_function_list WHERE builtin = 0) * 1000000 "
+            + "+ (SELECT count(*) FROM pragma_collation_list)"
+        let fresh = try Database().queryValue(definitions, as: Int.self)
+        if try queryValue(definitions, as: Int.self) != fresh { throw refuse("its custom functions or collations") }
+    }
+
+    /// Keeps every other connection out of the file until this one reopens (`locking_mode=EXCLUSIVE` and an
+    /// exclusive transaction); in WAL mode, first moves every frame into the database and empties the WAL, so the
+    /// file alone holds the database and a WAL left beside it can never be replayed into the new file.
+    private func takeExclusiveAccess(isWAL: Bool, operation: String) throws {
+        do {
+            try execute("PRAGMA locking_mode = EXCLUSIVE")
+            if isWAL {
+                let busy = try query("PRAGMA wal_checkpoint(TRUNCATE)").map { try $0.value(at: 0) as Int }.first
+                if busy != 0 {
+                    throw DatabaseError(extendedCode: .busy, message: "the WAL could not be emptied")
+                }
+            }
+            try execute("BEGIN EXCLUSIVE")
+            try execute("COMMIT")
+        } catch let error as DatabaseError where error.code == .busy || error.code == .locked {
+            releaseExclusiveAccess()
+            throw DatabaseError(
+                extendedCode: .busy,
+                message: "\(operation) needs the only connection to the database: close the others first",
+                reason: .keyChangeNeedsSoleAccess)
+        } catch {
+            releaseExclusiveAccess()
+            throw error
+        }
+    }
+
+    /// Lets other connections in again after a key change that did not happen.
+    private func releaseExclusiveAccess() {
+        if isInTransaction { try? transactionStatement(.rollback).run() }
+        try? execute("PRAGMA locking_mode = NORMAL")
+        // The lock is released at the end of the next access.
+        _ = try? queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
+    }
+
+    /// Puts the copy in WAL mode when the original was (the mode is recorded in the file); the copy is closed
+    /// after, so every write reached it before it is synced.
+    private func finishCopy(atPath copyPath: String, key: DatabaseKey?, cipher: Cipher, isWAL: Bool) throws {
+        if isWAL {
+            var copyConfiguration = Database.Configuration()
+            copyConfiguration.vfs = configuration.vfs
+            copyConfiguration.busyMode = .immediateError
+            copyConfiguration.key = key
+            copyConfiguration.cipher = cipher
+            let copy = try Database(path: copyPath, configuration: copyConfiguration)
+            defer { copy.close() }
+            try copy.setJournalMode("wal")
+        }
+    }
+}
+
+/// What a key change that committed needs to reopen its connection: the new key (`nil` after ``Database/decrypt()``)
+/// and cipher, the busy mode to restore, the operation's name for the error, and the set-up hook to run again.
+struct PendingReopen {
+    var key: DatabaseKey?
+    var cipher: Cipher
+    var busyMode: Database.BusyMode
+    var operation: String
+    var setUp: Database.SetUpHook?
+}

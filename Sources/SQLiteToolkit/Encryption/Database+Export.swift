@@ -1,0 +1,89 @@
+import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension Database {
+    // MARK: - Export
+
+    /// Writes a copy of the main database to a new file at `path`: encrypted with `key` and `cipher`, or plain
+    /// when `key` is `nil`. A plain database exports to an encrypted copy and an encrypted one to a plain copy,
+    /// for migrations; the original is unchanged. The copy is compacted, like any `VACUUM INTO`.
+    ///
+    /// The copy is written by `VACUUM INTO` through the codec of the destination, so no plaintext of an encrypted
+    /// copy reaches the disk. The destination file must not exist. The key reaches the codec as a `hexkey` URI
+    /// parameter from a buffer the toolkit zeroes; SQLite's own copy of that filename is freed unzeroed.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/lang_vacuum.html#vacuuminto>
+    public func export(to path: String, key: DatabaseKey?, cipher: Cipher = .default) throws {
+        _ = try connection()
+        if FileManager.default.fileExists(atPath: path) {
+            throw DatabaseError(extendedCode: .cantopen, message: "the export destination already exists: \(path)")
+        }
+        try writeCopy(to: path, key: key, cipher: cipher)
+    }
+
+    /// ``export(to:key:cipher:)`` into a file that does not exist or is empty (`VACUUM INTO` takes both): the
+    /// atomic key change creates its copy first, with the original's metadata.
+    func writeCopy(to path: String, key: DatabaseKey?, cipher: Cipher) throws {
+        let connection = try connection()
+        try checkNoTransaction()
+        if let key {
+            try applyCipher(cipher, to: connection)
+            try checkRawKey(key, cipher: cipher)
+        }
+        defer { try? applyCipher(mainCipher ?? .default, to: connection) }
+        // Without a key parameter the codec would give the copy the main database's key: `key=` asks for none.
+        let uriPrefix = "file:" + Database.percentEncodedPath(path) + (key == nil ? "?key=" : "?hexkey=")
+        let sql = "VACUUM INTO ?"
+        let (prepareCode, prepared) = connection.prepare(sql: sql, flags: [])
+        guard prepareCode == .ok, let statement = prepared else { throw error(prepareCode, sql: sql) }
+        let runCode = try { () throws -> ResultCode in
+            defer { _ = statement.finalize() }
+            let write = { (uri: UnsafeRawBufferPointer) -> ResultCode in
+                let bound = statement.bindText(
+                    1, uri.baseAddress?.assumingMemoryBound(to: CChar.self), byteCount: UInt64(uri.count),
+                    destructor: nil)
+                return bound == .ok ? statement.step() : bound
+            }
+            guard let key else { return Array(uriPrefix.utf8).withUnsafeBytes(write) }
+            return try key.withCodecBytes { keyBytes in
+                let prefix = Array(uriPrefix.utf8)
+                let uri = UnsafeMutableRawBufferPointer.allocate(
+                    byteCount: prefix.count + 2 * keyBytes.count, alignment: 1)
+                defer {
+                    zeroBytes(uri)
+                    uri.deallocate()
+                }
+                let hexDigits = Array("0123456789abcdef".utf8)
+                for (index, byte) in prefix.enumerated() { uri[index] = byte }
+                for (index, byte) in keyBytes.enumerated() {
+                    uri[prefix.count + 2 * index] = hexDigits[Int(byte >> 4)]
+                    uri[prefix.count + 2 * index + 1] = hexDigits[Int(byte & 0x0F)]
+                }
+                return write(UnsafeRawBufferPointer(uri))
+            }
+        }()
+        guard runCode == .done else { throw error(runCode, sql: sql) }
+    }
+
+    /// `path` with every byte a URI path cannot hold as is written `%XX`.
+    static func percentEncodedPath(_ path: String) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "."), UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                encoded += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return encoded
+    }
+}

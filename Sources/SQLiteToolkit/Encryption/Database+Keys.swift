@@ -1,0 +1,112 @@
+import SQLiteBindings
+
+/// Encryption of the main database and of attached ones, through the codec built into this SQLite
+/// (SQLite3 Multiple Ciphers): no OpenSSL or CommonCrypto, on every platform SwiftPM builds for.
+///
+/// ```swift
+/// var configuration = Database.Configuration()
+/// configuration.key = .passphrase("correct horse battery staple")
+/// let db = try Database(path: path, configuration: configuration)   // throws at once on a wrong key
+/// try db.changeKey(to: .raw(newKeyBytes))                            // rekey in place
+/// ```
+///
+/// See <doc:Encryption> for what encryption protects, key hygiene and SQLCipher migration.
+extension Database {
+    // MARK: - Keys at open
+
+    /// Applies the cipher then the key to `main` before anything reads the file, then reads the schema so a wrong
+    /// key fails here.
+    func applyKeyAtOpen(_ key: DatabaseKey, cipher: Cipher) throws {
+        let connection = try connection()
+        if let error = keyForPlainDatabaseError(schema: "main") { throw error }
+        try applyCipher(cipher, to: connection)
+        try checkRawKey(key, cipher: cipher)
+        let applyKey = {
+            let code = try key.withCodecBytes { bytes in
+                connection.key(bytes.baseAddress, count: Int32(bytes.count))
+            }
+            guard code == .ok else { throw self.error(code, sql: nil) }
+        }
+        try applyKey()
+        do {
+            try verifyKey(schema: "main", cipher: cipher)
+        } catch let error as DatabaseError where error.reason == .wrongKeyOrNotADatabase {
+            // The codec derives the key from the salt it reads at the start of the file, and a read that fails
+            // there (an I/O error) leaves it with a key derived from no salt: the right key then looks wrong.
+            // Derive it once more; a wrong key fails again, a failing disk fails with its I/O error. The codec
+            // forgets the cipher settings once a key used them: set them again first.
+            try applyCipher(cipher, to: connection)
+            try applyKey()
+            try verifyKey(schema: "main", cipher: cipher)
+        }
+        mainCipher = cipher
+    }
+
+    /// Throws ``DatabaseError/Reason/keyForPlainDatabase`` when `path` names a non-empty plain database file, before
+    /// a key is attached to it (`file:` URIs are left to the codec).
+    func refuseKeyForPlainFile(atPath path: String) throws {
+        guard !path.hasPrefix("file:"), let header = try? Database.header(atPath: path), !header.isEmpty,
+            Database.isPlainHeader(header)
+        else { return }
+        throw DatabaseError(
+            extendedCode: .notadb, message: "\(path) is not encrypted: use it without a key",
+            reason: .keyForPlainDatabase)
+    }
+
+    /// The error for a key given to a plain database, or `nil`. Checked before the codec sees the key: a codec
+    /// once attached to a plain file leaves the connection unable to read it.
+    private func keyForPlainDatabaseError(schema: String) -> DatabaseError? {
+        guard let filename = try? connection().filename(schema: schema), !filename.isEmpty,
+            let header = try? Database.header(atPath: filename), !header.isEmpty, Database.isPlainHeader(header)
+        else { return nil }
+        return DatabaseError(
+            extendedCode: .notadb,
+            message: "the database is not encrypted: open it without a key, then call encrypt(with:cipher:)",
+            reason: .keyForPlainDatabase)
+    }
+
+    /// Reads the schema of `schema`; maps `SQLITE_NOTADB` to a typed reason.
+    func verifyKey(schema: String, cipher: Cipher) throws {
+        let connection = try connection()
+        let sql = "SELECT count(*) FROM \(try Database.schemaTable(schema))"
+        let (code, statement) = connection.prepare(sql: sql, flags: [])
+        var stepCode = code
+        if code == .ok, let statement {
+            stepCode = statement.step()
+            _ = statement.finalize()
+        }
+        guard stepCode != .row, stepCode != .ok else { return }
+        guard stepCode.primary == .notadb else { throw error(stepCode, sql: sql) }
+        if let error = keyForPlainDatabaseError(schema: schema) { throw error }
+        throw DatabaseError(
+            extendedCode: .notadb,
+            message: "wrong key or cipher (\(cipher.name)), or the file is not a database",
+            reason: .wrongKeyOrNotADatabase)
+    }
+
+    /// Sets the key of the main database of a connection opened without one, SQLCipher and FMDB's `setKey:`, and
+    /// checks it by reading the schema. Call it right after opening, before any other statement.
+    ///
+    /// Prefer ``Configuration/key``, which makes the wrong order impossible.
+    ///
+    /// - Parameters:
+    ///   - key: the key.
+    ///   - cipher: the scheme; `nil` uses the connection's ``Configuration/cipher``.
+    /// - Throws: ``DatabaseError`` with ``DatabaseError/Reason/wrongKeyOrNotADatabase`` for a wrong key,
+    ///   ``DatabaseError/Reason/keyForPlainDatabase`` when the file is not encrypted,
+    ///   ``DatabaseError/Reason/alreadyEncrypted`` when this connection already has a key.
+    ///
+    /// Related SQLite documentation: <https://utelle.github.io/SQLite3MultipleCiphers/docs/configuration/config_capi/>
+    public func setKey(_ key: DatabaseKey, cipher: Cipher? = nil) throws {
+        guard mainCipher == nil else {
+            throw DatabaseError.misuse(
+                "the database already has a key; use changeKey(to:cipher:) to change it", reason: .alreadyEncrypted)
+        }
+        try applyKeyAtOpen(key, cipher: cipher ?? configuration.cipher)
+    }
+
+    /// Sets the key as a passphrase (its UTF-8 bytes): FMDB's `setKey:`. See ``setKey(_:cipher:)``.
+    public func setKey(_ passphrase: String) throws {
+        try setKey(.passphrase(passphrase))
+    }
+}

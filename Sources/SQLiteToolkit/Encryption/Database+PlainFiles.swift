@@ -1,0 +1,31 @@
+extension Database {
+    // MARK: - Plain files
+
+    /// Whether the file at `path` is a plain (unencrypted) SQLite database, read without a key: it starts with
+    /// SQLite's header and its first page is a table page. An empty file counts as plain (SQLite opens it as an
+    /// empty database). An encrypted file, including one whose header is left in plain text
+    /// (`plaintextHeaderSize`), is not.
+    ///
+    /// - Throws: ``DatabaseError`` with `SQLITE_CANTOPEN` when the file cannot be opened, `SQLITE_IOERR` when it
+    ///   cannot be read.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/fileformat2.html#the_database_header>
+    public static func isPlainDatabase(atPath path: String) throws -> Bool {
+        let header = try header(atPath: path)
+        return header.isEmpty || isPlainHeader(header)
+    }
+
+    /// The first 101 bytes of the file at `path` (fewer when it is shorter).
+    static func header(atPath path: String) throws -> [UInt8] {
+        try PlatformFiles.prefix(ofFileAt: path, count: 101)
+    }
+
+    /// Whether `bytes`, the start of a file, are those of a plain database.
+    static func isPlainHeader(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == 101, bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) else { return false }
+        // Bytes 21...23 are fixed by the format (payload fractions 64, 32, 32); byte 100 starts page 1's b-tree
+        // header, which is a table b-tree page (leaf 13 or interior 5) in every plain database.
+        guard bytes[21] == 64, bytes[22] == 32, bytes[23] == 32 else { return false }
+        return bytes[100] == 13 || bytes[100] == 5
+    }
+}
