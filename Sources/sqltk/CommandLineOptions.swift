@@ -62,9 +62,10 @@ struct CommandLineOptions {
 
     /// The options that take a value, with what each does with it.
     private static let valued: [String: @Sendable (inout CommandLineOptions, String) throws -> Void] = [
-        "separator": { $0.output.columnSeparator = OutputSettings.unescaped($1) },
-        "newline": { $0.output.rowSeparator = OutputSettings.unescaped($1) },
-        "nullvalue": { $0.output.nullValue = OutputSettings.unescaped($1) },
+        // Taken as given, as sqlite3 takes them: a shell already turns $'\t' into a tab.
+        "separator": { $0.output.columnSeparator = $1 },
+        "newline": { $0.output.rowSeparator = $1 },
+        "nullvalue": { $0.output.nullValue = $1 },
         "cmd": { $0.commands.append($1) },
         "init": { $0.initFile = $1 },
         "mode": { options, name in
@@ -189,7 +190,7 @@ struct CommandLineOptions {
            -list                set output mode to 'list'
            -markdown            set output mode to 'markdown'
            -mode MODE           set output mode to MODE (any mode .mode takes)
-           -newline SEP         set the output row separator (default: '\\n')
+           -newline SEP         set the output row separator (default: a line feed)
            -nullvalue TEXT      set the text shown for NULL (default: '')
            -quote               set output mode to 'quote'
            -readonly            open the database read-only

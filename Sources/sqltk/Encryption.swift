@@ -75,8 +75,10 @@ struct EncryptionOptions {
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw Shell.Failure("cannot read the key: no terminal") }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        writeError(prompt)
+        // Echo goes off before the prompt shows: a key typed as soon as the prompt appears is neither echoed nor
+        // flushed away by TCSAFLUSH.
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        writeError(prompt)
         defer {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
             writeError("\n")

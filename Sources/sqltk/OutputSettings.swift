@@ -134,8 +134,9 @@ struct OutputSettings {
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// A separator or null text as typed: `\t`, `\n`, `\r`, `\\`, `\"`, `\'` and octal `\NNN` stand for their
-    /// characters, as in the sqlite3 shell.
+    /// A dot-command's word with its backslash escapes resolved, as the sqlite3 shell resolves them: `\a`, `\b`,
+    /// `\t`, `\n`, `\v`, `\f`, `\r` and octal `\NNN` stand for their characters; before any other character, the
+    /// backslash is dropped (`\\` is one backslash).
     static func unescaped(_ text: String) -> String {
         guard text.contains("\\") else { return text }
         var result: [UInt8] = []
@@ -154,6 +155,10 @@ struct OutputSettings {
             case UInt8(ascii: "n"): result.append(10)
             case UInt8(ascii: "t"): result.append(9)
             case UInt8(ascii: "r"): result.append(13)
+            case UInt8(ascii: "a"): result.append(7)
+            case UInt8(ascii: "b"): result.append(8)
+            case UInt8(ascii: "v"): result.append(11)
+            case UInt8(ascii: "f"): result.append(12)
             case UInt8(ascii: "0")...UInt8(ascii: "7"):
                 var value = Int(next - UInt8(ascii: "0"))
                 var digits = 1

@@ -37,7 +37,7 @@ final class ResultPrinter {
 
     init(
         columns: [String], settings: OutputSettings,
-        preciseReal: @escaping (Double) -> String = { ResultPrinter.realText($0) }
+        preciseReal: @escaping (Double) -> String = { ResultPrinter.realText($0, digits: 20) }
     ) {
         self.columns = columns
         self.settings = settings
@@ -135,10 +135,15 @@ final class ResultPrinter {
         }
     }
 
-    /// A real as SQLite's `%!.15g` spells it, for a value that did not come from a statement.
-    static func realText(_ number: Double) -> String {
+    /// A real as SQLite's `%!.15g` (or, with `digits` 20, `%!.20g`) spells it: C's `%g`, with `.0` added to a
+    /// number written without a decimal point, and `Inf` for infinity.
+    ///
+    /// `%!.20g` is C's correctly rounded 20 digits, as sqlite3 3.40 writes `0.1` (`0.10000000000000000555`); for
+    /// very large or small exponents 3.40's own conversion drifts in the last digits, and SQLite 3.43 and later
+    /// stop at 17 significant digits.
+    static func realText(_ number: Double, digits: Int = 15) -> String {
         if number.isInfinite { return number < 0 ? "-Inf" : "Inf" }
-        var text = String(format: "%.15g", number)
+        var text = String(format: "%.\(digits)g", number)
         if !text.contains(".") && !text.contains("n") {
             if let exponent = text.firstIndex(of: "e") {
                 text.insert(contentsOf: ".0", at: exponent)

@@ -84,10 +84,15 @@ enum SQLToolkitCommand {
             if shell.bails && shell.errorCount > errorsBefore { return 1 }
         }
         if !options.sql.isEmpty {
-            // One-shot: stop at the first error.
+            // One-shot: stop at the first error. As in sqlite3, failing SQL exits with SQLite's primary result code
+            // (1 for most errors, 8 for a read-only database, 19 for a constraint, ...).
             for argument in options.sql {
                 let errorsBefore = shell.errorCount
-                if shell.runArgument(argument) == .quit || shell.errorCount > errorsBefore { break }
+                if shell.runArgument(argument) == .quit { break }
+                if shell.errorCount > errorsBefore {
+                    let isSQL = Shell.firstNonBlankByte(of: argument) != UInt8(ascii: ".")
+                    return isSQL ? max(1, shell.lastSQLErrorStatus) : 1
+                }
             }
         } else if isInputTerminal {
             Prompt(shell: shell).run()

@@ -53,32 +53,39 @@ extension Shell {
         }
     }
 
-    /// The words of a dot-command line: separated by white space, with `'…'` or `"…"` grouping words.
+    /// The words of a dot-command line, as the sqlite3 shell splits them: separated by white space; a word that
+    /// starts with `'` runs to the next `'`, as typed; one that starts with `"` runs to the next unescaped `"`. In a
+    /// bare or double-quoted word, backslash escapes stand for their characters (`\t`, `\n`, `\\`, octal `\NNN`).
     static func words(of line: String) -> [String] {
+        let bytes = Array(line.utf8)
+        let backslash = UInt8(ascii: "\\")
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
         var words: [String] = []
-        var current = ""
-        var quote: Character?
-        var inWord = false
-        for character in line {
-            if let open = quote {
-                if character == open {
-                    quote = nil
-                } else {
-                    current.append(character)
+        var index = 0
+        while index < bytes.count {
+            while index < bytes.count && isSpace(bytes[index]) { index += 1 }
+            guard index < bytes.count else { break }
+            let delimiter = bytes[index]
+            if delimiter == UInt8(ascii: "'") || delimiter == UInt8(ascii: "\"") {
+                index += 1
+                var word: [UInt8] = []
+                while index < bytes.count && bytes[index] != delimiter {
+                    if bytes[index] == backslash && delimiter == UInt8(ascii: "\"") && index + 1 < bytes.count {
+                        word.append(bytes[index])
+                        index += 1
+                    }
+                    word.append(bytes[index])
+                    index += 1
                 }
-            } else if character == "'" || character == "\"" {
-                quote = character
-                inWord = true
-            } else if character.isWhitespace {
-                if inWord { words.append(current) }
-                current = ""
-                inWord = false
+                if index < bytes.count { index += 1 }
+                let text = String(decoding: word, as: UTF8.self)
+                words.append(delimiter == UInt8(ascii: "'") ? text : OutputSettings.unescaped(text))
             } else {
-                current.append(character)
-                inWord = true
+                let start = index
+                while index < bytes.count && !isSpace(bytes[index]) { index += 1 }
+                words.append(OutputSettings.unescaped(String(decoding: bytes[start..<index], as: UTF8.self)))
             }
         }
-        if inWord { words.append(current) }
         return words
     }
 

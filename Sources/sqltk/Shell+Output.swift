@@ -11,6 +11,8 @@ struct OutputRedirection {
     var pipe: UnsafeMutablePointer<FILE>?
     /// `.once`: ends after the next SQL input or dot-command.
     var isOnce: Bool
+    /// The file or `|COMMAND`, as `.show` names it.
+    var target: String
     /// Whether the next input is the one `.once` is for (the `.once` itself does not count).
     var isArmed = false
 }
@@ -47,7 +49,7 @@ extension Shell {
         let saved = dup(STDOUT_FILENO)
         dup2(descriptor, STDOUT_FILENO)
         if pipe == nil { Foundation.close(descriptor) }
-        redirection = OutputRedirection(savedDescriptor: saved, pipe: pipe, isOnce: isOnce)
+        redirection = OutputRedirection(savedDescriptor: saved, pipe: pipe, isOnce: isOnce, target: target)
     }
 
     /// Puts standard output back where it was before `.output` or `.once`.

@@ -17,11 +17,11 @@ extension Shell {
             settings.setHeaders(try Self.onOff(arguments[0]))
         case ".nullvalue":
             try only(1...1, ".nullvalue TEXT")
-            settings.nullValue = OutputSettings.unescaped(arguments[0])
+            settings.nullValue = arguments[0]
         case ".separator":
             try only(1...2, ".separator COLUMN [ROW]")
-            settings.columnSeparator = OutputSettings.unescaped(arguments[0])
-            if arguments.count == 2 { settings.rowSeparator = OutputSettings.unescaped(arguments[1]) }
+            settings.columnSeparator = arguments[0]
+            if arguments.count == 2 { settings.rowSeparator = arguments[1] }
         case ".width":
             settings.widths = try arguments.map { word in
                 guard let width = Int(word) else { throw Failure(".width takes numbers, not \"\(word)\"") }
@@ -114,9 +114,9 @@ extension Shell {
         text += line("eqp", onOff(showsQueryPlans))
         text += line("explain", "auto")
         text += line("headers", onOff(settings.showsHeaders))
-        text += line("mode", settings.mode.rawValue)
+        text += line("mode", settings.modeDescription)
         text += line("nullvalue", Self.cString(settings.nullValue))
-        text += line("output", redirection == nil ? "stdout" : "redirected")
+        text += line("output", redirection?.target ?? "stdout")
         text += line("colseparator", Self.cString(settings.columnSeparator))
         text += line("rowseparator", Self.cString(settings.rowSeparator))
         text += line("stats", "off")

@@ -39,6 +39,8 @@ final class Shell {
     var encryption = EncryptionState()
     /// The number of errors reported so far; the exit status is non-zero when it is not 0.
     var errorCount = 0
+    /// The primary result code of the last SQL that failed: sqlite3's exit status after a failing SQL argument.
+    var lastSQLErrorStatus: Int32 = 1
     /// Whether standard output and standard error are terminals.
     let isOutputTerminal: Bool
     let isErrorTerminal: Bool
@@ -180,11 +182,6 @@ final class Shell {
         return .proceed
     }
 
-    /// Reals as `%!.20g` spells them (quote, insert and JSON modes): SQLite's printf, which the sqlite3 shell uses.
-    func preciseRealText(_ number: Double) -> String {
-        (try? database.queryValue("SELECT printf('%!.20g', ?)", number, as: String.self)) ?? String(number)
-    }
-
     // MARK: - SQL
 
     /// Runs the statements of `sql` in order, printing each one's rows; stops at the first error and reports it.
@@ -201,8 +198,12 @@ final class Shell {
                 if currentStatement !== row.statement {
                     printer?.finish()
                     currentStatement = row.statement
-                    printer = ResultPrinter(
-                        columns: row.statement.columnNames, settings: settings, preciseReal: self.preciseRealText)
+                    // As in sqlite3, a columnar result gives `.width` a width (0, automatic) for each column.
+                    let columnCount = row.count
+                    if settings.mode.isColumnar && self.settings.widths.count < columnCount {
+                        self.settings.widths += Array(repeating: 0, count: columnCount - self.settings.widths.count)
+                    }
+                    printer = ResultPrinter(columns: row.statement.columnNames, settings: settings)
                 }
                 printer?.add(row)
             }
@@ -217,6 +218,7 @@ final class Shell {
             }
         } catch var error as DatabaseError {
             printer?.finish()
+            lastSQLErrorStatus = error.code.rawValue & 0xFF
             // executeScript names the failing statement: when it appears once in the input, show the caret in the
             // input's own lines, and name the line where it starts.
             var statementOffset: Int?
