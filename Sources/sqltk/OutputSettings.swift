@@ -70,6 +70,9 @@ struct OutputSettings {
         init?(name: String) {
             if name == "tabs" {
                 self = .tabs
+            } else if name == "lines" || name == "columns" {
+                // sqlite3's plural spellings.
+                self = .mode(name == "lines" ? .line : .column)
             } else if let mode = OutputMode(rawValue: name) {
                 self = .mode(mode)
             } else {
