@@ -43,7 +43,7 @@ enum SQLToolkitCommand {
         let isOutputTerminal = isatty(STDOUT_FILENO) != 0
         var configuration = Database.Configuration()
         configuration.isReadOnly = options.isReadOnly
-        let isNewDatabase = options.database.map { Shell.isNewFile($0) } ?? true
+        let isNewDatabase = options.database.map { Shell.isNewFile($0) } ?? false
         do {
             try options.encryption.apply(
                 to: &configuration, isInputTerminal: isInputTerminal, isNewDatabase: isNewDatabase)

@@ -41,8 +41,9 @@ extension Shell {
     }
 
     /// `.open [--new] [--readonly] [--key K|--key-file F|--raw-key H] [--cipher NAME] [FILE]`: closes the
-    /// database and opens FILE (a new private in-memory database without one). The old database stays open when
-    /// the new one does not open.
+    /// database and opens FILE (a new private in-memory database without one). When FILE does not open, the shell
+    /// goes on with a private in-memory database, as sqlite3 does, so no later statement runs on the old one by
+    /// mistake.
     private func open(_ arguments: [String]) throws {
         var path: String?
         var isNew = false
@@ -84,11 +85,19 @@ extension Shell {
         if isNew, let path, path != ":memory:", FileManager.default.fileExists(atPath: path) {
             try FileManager.default.removeItem(atPath: path)
         }
-        try encryption.apply(
-            to: &configuration, isInputTerminal: self.encryption.isInputTerminal,
-            isNewDatabase: path.map(Self.isNewFile) ?? true)
-        let opened = try Database(path: path, configuration: configuration)
         database.close()
+        let opened: Database
+        do {
+            try encryption.apply(
+                to: &configuration, isInputTerminal: self.encryption.isInputTerminal,
+                isNewDatabase: path.map(Self.isNewFile) ?? false)
+            opened = try Database(path: path, configuration: configuration)
+        } catch {
+            database = try Database(path: ":memory:")
+            databasePath = nil
+            self.encryption.key = nil
+            throw error
+        }
         database = opened
         databasePath = opened.path
         self.configuration = configuration

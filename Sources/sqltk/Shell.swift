@@ -50,9 +50,11 @@ final class Shell {
     /// The exit status so far: 1 once an error was reported.
     var exitStatus: Int32 { errorCount > 0 ? 1 : 0 }
 
-    /// Whether `path` names a database file that does not exist yet (so a key given for it is asked twice).
+    /// Whether `path` names a database file that does not exist yet, so a key typed for it is asked twice.
     static func isNewFile(_ path: String) -> Bool {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return path.hasPrefix("file:") }
+        if path.isEmpty || path == ":memory:" { return false }
+        // The file of a URI is not looked up: asking twice is the safe side.
+        if path.hasPrefix("file:") { return true }
         return !FileManager.default.fileExists(atPath: path)
     }
 

@@ -112,6 +112,21 @@ struct CommandLineTests {
         #expect(!exported.output.contains("third-Key"))
     }
 
+    @Test(".open with a key option creates and opens an encrypted database; without the key it does not open")
+    func openWithKey() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("secret.sqlite")
+        let made = try ShellProcess.run(
+            [":memory:"], input: ".open --key open-Key \(path)\nCREATE TABLE t (a);\nINSERT INTO t VALUES (5);\n")
+        #expect(made.status == 0, "\(made.error)")
+        let reopened = try ShellProcess.run(
+            [":memory:"], input: ".open --key open-Key \(path)\nSELECT a FROM t;\n.open \(path)\nSELECT a FROM t;\n")
+        #expect(reopened.status == 1)
+        #expect(reopened.output == "5\n")
+        #expect(reopened.error.contains("--key, --ask-key, --key-file or --raw-key"))
+        #expect(!reopened.error.contains("open-Key"))
+    }
+
     @Test("an encrypted file opened without a key names the key options, not a Swift API")
     func noKeyMessage() throws {
         let folder = try TemporaryFolder()

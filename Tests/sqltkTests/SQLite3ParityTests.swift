@@ -52,6 +52,14 @@ struct SQLite3ParityTests {
                 name: "-separator and -newline",
                 arguments: ["-separator", ";", "-newline", "\\n--\\n", ":memory:", query]),
             ParityCase(name: "-nullvalue", arguments: ["-nullvalue", "(null)", ":memory:", query]),
+            ParityCase(name: "-box -nullvalue", arguments: ["-box", "-nullvalue", "(null)", ":memory:", query]),
+            ParityCase(name: "-csv -nullvalue", arguments: ["-csv", "-nullvalue", "NULL", ":memory:", query]),
+            ParityCase(
+                name: "an empty result prints nothing, headers or not",
+                arguments: [
+                    "-header", "-box", ":memory:", "CREATE TABLE t (a)", "SELECT * FROM t", ".mode list",
+                    "SELECT * FROM t", ".mode json", "SELECT * FROM t",
+                ]),
             ParityCase(name: "-csv -separator", arguments: ["-csv", "-separator", ";", ":memory:", query]),
             ParityCase(
                 name: "-cmd runs before the SQL",
