@@ -72,7 +72,7 @@ struct CommandLineOptions {
             guard let mode = OutputSettings.ModeChoice(name: name) else {
                 throw UsageError("unknown mode for --mode; the modes are \(OutputSettings.ModeChoice.names)")
             }
-            options.output.apply(mode, explicitHeaders: false)
+            options.output.apply(mode, wrapsColumns: false)
             options.modeWasSet = true
         },
         "cipher": { $0.encryption.cipher = $1 },

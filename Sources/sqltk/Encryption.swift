@@ -134,6 +134,7 @@ extension Shell {
     func runEncryptionCommand(_ command: String, arguments: [String]) throws {
         switch command {
         case ".rekey":
+            guard arguments.count <= 1 else { throw Failure("usage: .rekey [PASSPHRASE]") }
             let key = try newKey(arguments.first)
             // Encrypts a plain database with the --cipher of the command line, or changes the key of an encrypted
             // one (keeping its cipher).
@@ -145,7 +146,9 @@ extension Shell {
                     ? "The key of the database was changed.\n"
                     : "The database is now encrypted (\((database.cipher ?? database.configuration.cipher).name)).\n")
         case ".encrypt":
-            guard let path = arguments.first else { throw Failure("usage: .encrypt FILE [PASSPHRASE]") }
+            guard let path = arguments.first, arguments.count <= 2 else {
+                throw Failure("usage: .encrypt FILE [PASSPHRASE]")
+            }
             let key = try newKey(arguments.dropFirst().first)
             let cipher = database.configuration.cipher
             try database.export(to: path, key: key, cipher: cipher)

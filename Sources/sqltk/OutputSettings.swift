@@ -84,8 +84,9 @@ struct OutputSettings {
     }
 
     /// Chooses a mode as `.mode` does: the separators each mode implies, headers on for `column` unless they were
-    /// set, and wrapping at 60 characters for the columnar modes.
-    mutating func apply(_ choice: ModeChoice, explicitHeaders: Bool = true, insertTable table: String? = nil) {
+    /// set, and, with `wrapsColumns`, wrapping at 60 characters in the columnar modes (sqlite3's `.mode` wraps, its
+    /// `-box`-style options do not).
+    mutating func apply(_ choice: ModeChoice, wrapsColumns: Bool = true, insertTable table: String? = nil) {
         switch choice {
         case .tabs:
             mode = .list
@@ -113,7 +114,7 @@ struct OutputSettings {
                 insertTable = OutputSettings.sqlName(table ?? "table")
             case .json, .html, .box, .markdown, .table: break
             }
-            if chosen.isColumnar && explicitHeaders { wrapWidth = 60 }
+            if chosen.isColumnar && wrapsColumns { wrapWidth = 60 }
         }
     }
 

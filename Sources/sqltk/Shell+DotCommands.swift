@@ -4,7 +4,7 @@ import SQLiteToolkit
 extension Shell {
     /// The dot-commands and their one-line help, in the order `.help` lists them.
     static let dotCommandHelp: [(usage: String, summary: String)] = [
-        (".backup FILE", "Copy the database to FILE (an encrypted database to a new file, with the same key)"),
+        (".backup [DB] FILE", "Copy the database (or DB) to FILE (an encrypted one to a new file, with its key)"),
         (".bail on|off", "Stop a script at its first error"),
         (".changes on|off", "Show the changes of each SQL input"),
         (".databases", "List the databases of the connection and their files"),
@@ -13,9 +13,9 @@ extension Shell {
         (".echo on|off", "Print each input before running it"),
         (".encrypt FILE [KEY]", "Write an encrypted copy to the new file FILE (asks for the key; --cipher applies)"),
         (".eqp on|off", "Show the query plan of each statement before running it"),
-        (".exit", "Leave the shell (same as .quit)"),
+        (".exit [CODE]", "Leave the shell, with exit status CODE"),
         (".headers on|off", "Show or hide column names"),
-        (".help", "Show this list"),
+        (".help [COMMAND]", "Show this list, or the commands that start with COMMAND"),
         (".import FILE TABLE", "Import FILE into TABLE (--csv, --ascii, --skip N, --schema S; FILE: or |COMMAND)"),
         (".indexes [TABLE]", "List the indexes, or those of TABLE (a LIKE pattern)"),
         (".load FILE", "Load an extension (not available in this build)"),
@@ -96,21 +96,45 @@ extension Shell {
             guard index < arguments.count else { throw Failure("usage: \(usage)") }
             return arguments[index]
         }
+        // A command given more than it takes says so, rather than ignoring the rest (an option such as
+        // `.schema --indent` included).
+        func atMost(_ count: Int, _ usage: String) throws {
+            guard arguments.count <= count else { throw Failure("usage: \(usage)") }
+            if let option = arguments.first(where: { $0.hasPrefix("-") }) {
+                throw Failure("\(command): \(option) is not supported; usage: \(usage)")
+            }
+        }
         switch command {
-        case ".quit", ".exit", ".q":
+        case ".quit", ".q":
+            try atMost(0, ".quit")
+            return .quit
+        case ".exit":
+            try atMost(1, ".exit [CODE]")
+            if let code = arguments.first {
+                guard let status = Int32(code) else { throw Failure(".exit takes a number, not \"\(code)\"") }
+                requestedExitStatus = status
+            }
             return .quit
         case ".help":
-            let width = Self.dotCommandHelp.map(\.usage.count).max() ?? 0
-            for (usage, summary) in Self.dotCommandHelp {
+            try atMost(1, ".help [COMMAND]")
+            let topic = arguments.first.map { $0.hasPrefix(".") ? $0 : "." + $0 }
+            let lines = Self.dotCommandHelp.filter { topic == nil || $0.usage.hasPrefix(topic ?? "") }
+            guard !lines.isEmpty else { throw Failure(".help: no command \(topic ?? "")") }
+            let width = lines.map(\.usage.count).max() ?? 0
+            for (usage, summary) in lines {
                 writeOutput(usage + String(repeating: " ", count: width - usage.count + 2) + summary + "\n")
             }
         case ".read":
+            try atMost(1, ".read FILE")
             return try read(file: try argument(0, ".read FILE"))
         case ".tables":
+            try atMost(1, ".tables [PATTERN]")
             try listTables(matching: arguments.first)
         case ".schema":
+            try atMost(1, ".schema [PATTERN]")
             try showSchema(matching: arguments.first)
         case ".indexes", ".indices":
+            try atMost(1, ".indexes [TABLE]")
             try listIndexes(of: arguments.first)
         case ".import":
             try importFile(arguments)
@@ -118,7 +142,13 @@ extension Shell {
             guard arguments.isEmpty else { throw Failure(".dump takes no argument here (it dumps the whole database)") }
             try dump()
         case ".backup", ".save":
-            try backup(to: try argument(0, "\(command) FILE"))
+            try atMost(2, "\(command) [DB] FILE")
+            let path = try argument(0, "\(command) [DB] FILE")
+            if arguments.count == 2 {
+                try backup(to: arguments[1], schema: path)
+            } else {
+                try backup(to: path)
+            }
         case ".rekey", ".encrypt", ".decrypt":
             try runEncryptionCommand(command, arguments: arguments)
         case ".parameter", ".param":
@@ -148,11 +178,11 @@ extension Shell {
     // MARK: - Backup
 
     /// Copies the database, page by page, into a new database at `path` (an existing database there is replaced).
-    func backup(to path: String) throws {
-        if try backupEncrypted(to: path) { return }
+    func backup(to path: String, schema: String = "main") throws {
+        if schema == "main", try backupEncrypted(to: path) { return }
         let progress = ProgressBar("backup", enabled: isErrorTerminal)
         defer { progress.finish() }
-        try database.backup(toPath: path, pagesPerStep: 64) { state in
+        try database.backup(toPath: path, schema: schema, pagesPerStep: 64) { state in
             progress.update(done: state.copiedPageCount, total: state.totalPageCount)
             return .proceed
         }

@@ -25,8 +25,8 @@ extension Shell {
         if let option = arguments.first(where: { $0.hasPrefix("-") }) {
             throw Failure("\(command): \(option) is not supported (it opens a program to view the output)")
         }
-        guard arguments.count <= 1 else {
-            throw Failure("usage: \(command) \(isOnce ? "FILE" : "[FILE]"), with one argument")
+        guard arguments.count <= 1, !(isOnce && arguments.isEmpty) else {
+            throw Failure("usage: \(command) \(isOnce ? "FILE" : "[FILE]")")
         }
         endRedirection()
         guard let target = arguments.first, target != "stdout" || isOnce else { return }
@@ -47,8 +47,12 @@ extension Shell {
             }
         }
         let saved = dup(STDOUT_FILENO)
-        dup2(descriptor, STDOUT_FILENO)
-        if pipe == nil { Foundation.close(descriptor) }
+        defer { if pipe == nil { Foundation.close(descriptor) } }
+        guard saved >= 0, dup2(descriptor, STDOUT_FILENO) >= 0 else {
+            if saved >= 0 { Foundation.close(saved) }
+            if let pipe { pclose(pipe) }
+            throw Failure("\(command): cannot redirect standard output: \(String(cString: strerror(errno)))")
+        }
         redirection = OutputRedirection(savedDescriptor: saved, pipe: pipe, isOnce: isOnce, target: target)
     }
 

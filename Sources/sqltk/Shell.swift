@@ -47,8 +47,11 @@ final class Shell {
     /// How deep `.read` commands are nested, to stop a file that reads itself.
     private var readDepth = 0
 
-    /// The exit status so far: 1 once an error was reported.
-    var exitStatus: Int32 { errorCount > 0 ? 1 : 0 }
+    /// `.exit CODE`: the status the shell leaves with, whatever happened before.
+    var requestedExitStatus: Int32?
+
+    /// The exit status so far: `.exit`'s, or 1 once an error was reported.
+    var exitStatus: Int32 { requestedExitStatus ?? (errorCount > 0 ? 1 : 0) }
 
     /// Whether `path` names a database file that does not exist yet, so a key typed for it is asked twice.
     static func isNewFile(_ path: String) -> Bool {

@@ -74,7 +74,10 @@ struct CommandLineTests {
             (".mode box --wordwrap on", "--wordwrap on"), (".mode sideways", "sideways"), (".eqp full", "full"),
             (".output -e", "-e"), (".open --zip x.db", "--zip"), (".headers maybe", "maybe"),
             (".import --v people.csv p", "--v"), (".import --bogus people.csv p", "--bogus"),
-            (".import people.csv p extra", "extra"), (".width 3 wide", "wide"), (".parameter frobnicate", ".parameter"),
+            (".import people.csv p extra", "extra"), (".once", ".once FILE"), (".tables a b", ".tables [PATTERN]"),
+            (".schema --indent", "--indent"), (".quit now", ".quit"), (".rekey a b", ".rekey"),
+            (".width 3 wide", "wide"),
+            (".parameter frobnicate", ".parameter"),
         ])
     func refusedArgument(command: String, named: String) throws {
         let result = try ShellProcess.run([":memory:"], input: "\(command)\nSELECT 1;\n")

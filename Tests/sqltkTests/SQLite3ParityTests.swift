@@ -223,6 +223,12 @@ struct SQLite3ParityTests {
 
                 """),
         ParityCase(name: ".timer off", arguments: [":memory:"], input: ".timer on\n.timer off\nSELECT 1;\n"),
+        ParityCase(name: ".exit CODE in a script", arguments: [":memory:"], input: "SELECT 1;\n.exit 3\nSELECT 2;\n"),
+        ParityCase(name: ".exit CODE as an argument", arguments: [":memory:", "SELECT 1", ".exit 4", "SELECT 2"]),
+        ParityCase(
+            name: ".backup DB FILE", arguments: [":memory:"],
+            input: "ATTACH 'side.db' AS side;\nCREATE TABLE side.t (a);\nINSERT INTO side.t VALUES (3);\n"
+                + ".backup side copy.db\n.open copy.db\nSELECT a FROM t;\n"),
         ParityCase(name: ".echo", arguments: [":memory:"], input: ".echo on\nSELECT 1;\n.echo off\nSELECT 2;\n"),
     ]
 
