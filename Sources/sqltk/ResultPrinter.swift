@@ -28,37 +28,18 @@ final class ResultPrinter {
 
     let settings: OutputSettings
     let columns: [String]
-    /// Reals as `%!.20g` writes them (the quote, insert and JSON modes), which only SQLite's printf spells as
-    /// the sqlite3 shell does.
-    private let preciseReal: (Double) -> String
     private var rowCount = 0
     /// The columnar modes only: the rows, as cells.
     var gatheredRows: [[Cell]] = []
 
-    init(
-        columns: [String], settings: OutputSettings,
-        preciseReal: @escaping (Double) -> String = { ResultPrinter.realText($0, digits: 20) }
-    ) {
+    init(columns: [String], settings: OutputSettings) {
         self.columns = columns
         self.settings = settings
-        self.preciseReal = preciseReal
     }
 
     /// Adds the current row of a statement.
     func add(_ row: Row) {
-        var cells: [Cell] = []
-        cells.reserveCapacity(row.count)
-        for index in 0..<row.count {
-            let value = row[index]
-            switch value {
-            case .real(let number):
-                // sqlite3_column_text's spelling of a real (`%!.15g`).
-                cells.append(Cell(value: value, text: (try? row.value(at: index) as String) ?? Self.realText(number)))
-            default:
-                cells.append(Cell(value: value, text: Self.text(of: value)))
-            }
-        }
-        add(cells)
+        add((0..<row.count).map { row[$0] })
     }
 
     /// Adds a row of values, one per column.
@@ -135,23 +116,14 @@ final class ResultPrinter {
         }
     }
 
-    /// A real as SQLite's `%!.15g` (or, with `digits` 20, `%!.20g`) spells it: C's `%g`, with `.0` added to a
-    /// number written without a decimal point, and `Inf` for infinity.
-    ///
-    /// `%!.20g` is C's correctly rounded 20 digits, as sqlite3 3.40 writes `0.1` (`0.10000000000000000555`); for
-    /// very large or small exponents 3.40's own conversion drifts in the last digits, and SQLite 3.43 and later
-    /// stop at 17 significant digits.
-    static func realText(_ number: Double, digits: Int = 15) -> String {
-        if number.isInfinite { return number < 0 ? "-Inf" : "Inf" }
-        var text = String(format: "%.\(digits)g", number)
-        if !text.contains(".") && !text.contains("n") {
-            if let exponent = text.firstIndex(of: "e") {
-                text.insert(contentsOf: ".0", at: exponent)
-            } else {
-                text += ".0"
-            }
-        }
-        return text
+    /// A real as sqlite3 3.40's `%!.15g` spells it: what its list, CSV and column modes show.
+    static func realText(_ number: Double) -> String {
+        RealFormat.text(number, digits: 15)
+    }
+
+    /// A real as sqlite3 3.40's `%!.20g` spells it: what its quote, insert and JSON modes write.
+    private func preciseReal(_ number: Double) -> String {
+        RealFormat.text(number, digits: 20)
     }
 
     // MARK: - Quoting
@@ -198,6 +170,9 @@ final class ResultPrinter {
     private func insertLiteral(_ cell: Cell) -> String {
         switch cell.value {
         case .real(let number) where number.isInfinite: return number < 0 ? "-1e999" : "1e999"
+        // An integral real is written as the integer with `.0`, as sqlite3's insert mode writes it.
+        case .real(let number) where number.rounded(.towardZero) == number && number >= -0x1p63 && number < 0x1p63:
+            return String(Int64(number)) + ".0"
         case .text(let text): return Self.escapedLiteral(text)
         default: return quoteLiteral(cell)
         }
