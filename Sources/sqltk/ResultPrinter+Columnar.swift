@@ -119,7 +119,8 @@ extension ResultPrinter {
     }
 
     /// The lines a value takes in a columnar mode: a line break (LF, CR, CRLF) or any other control character ends
-    /// a line, a tab moves to the next multiple of 8, and a line ends at `limit` columns (0: no limit).
+    /// a line, a tab moves to the next multiple of 8, and a line ends at `limit` columns (0: no limit); a tab
+    /// found when a line is full ends it too.
     static func lines(of text: String, limit: Int) -> [String] {
         var lines: [String] = []
         var line = ""
@@ -141,9 +142,11 @@ extension ResultPrinter {
                 width += scalarWidth
             } else if scalar == "\t" {
                 if limit > 0 && width >= limit {
+                    // At a full line a tab ends it and is used up, as a line break is (sqlite3 does the same).
                     lines.append(line)
                     line = ""
                     width = 0
+                    continue
                 }
                 repeat {
                     line += " "

@@ -344,7 +344,7 @@ struct SQLite3RandomParityTests {
         }
     }
 
-    @Test("random values print in every mode, with and without headers, as sqlite3 prints them", arguments: 1...12)
+    @Test("random values print in every mode, with and without headers, as sqlite3 prints them", arguments: 1...40)
     func randomValues(seed: Int) throws {
         var random = Generator(state: UInt64(seed))
         var script = "CREATE TABLE r (a, b, c);\n"
@@ -353,7 +353,11 @@ struct SQLite3RandomParityTests {
             script += "\(Self.literal(&random)));\n"
         }
         for mode in SQLite3ParityTests.modes + ["insert"] {
-            script += ".mode \(mode)\n.headers \(random.next(2) == 0 ? "on" : "off")\nSELECT * FROM r;\n"
+            script += ".mode \(mode)\n.headers \(random.next(2) == 0 ? "on" : "off")\n"
+            // Column widths, some right-aligned, some narrower than the values (which then wrap).
+            let widths = (0..<3).map { _ in String(random.next(21) - 10) }
+            script += random.next(3) == 0 ? ".width \(widths.joined(separator: " "))\n" : ".width\n"
+            script += "SELECT * FROM r;\n"
         }
         let parity = ParityCase(name: "seed \(seed)", arguments: [":memory:"], input: script)
         let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
