@@ -370,3 +370,50 @@ struct SQLite3RandomParityTests {
         #expect(actual.status == expected.status)
     }
 }
+
+/// Random well-formed CSV files imported by both shells, from a seed: quoted fields with separators, quotes and
+/// line breaks, LF or CRLF records, a last record with or without its line break, the list mode's separator.
+@Suite(
+    "sqltk .import against the sqlite3 shell on random files",
+    .enabled(
+        if: sqlite3Version?.hasPrefix("3.40.") == true,
+        "needs the sqlite3 shell 3.40 (Debian 12's), the reference of these comparisons: scripts/install-test-peers"))
+struct SQLite3RandomImportTests {
+    @Test("random CSV imports to the same rows as sqlite3 imports it", arguments: 1...30)
+    func randomImport(seed: Int) throws {
+        var random = SQLite3RandomParityTests.Generator(state: UInt64(seed) &* 7919)
+        let separator: Character = random.next(2) == 0 ? "," : ";"
+        let characters = Array("ab Z'\"\t\n,;|é\\0")
+        let lineEnd = random.next(2) == 0 ? "\n" : "\r\n"
+        let columnCount = 1 + random.next(4)
+        var file = ""
+        for record in 0..<(2 + random.next(8)) {
+            let fields = (0..<columnCount).map { column -> String in
+                var text = String((0..<random.next(8)).map { _ in characters[random.next(characters.count)] })
+                // Column names must differ and not be empty, as both shells need.
+                if record == 0 { text = "c\(column)" + text.filter { $0.isLetter } }
+                let needsQuotes = text.contains { "\"\n\r".contains($0) || $0 == separator } || text.first == " "
+                return needsQuotes || random.next(4) == 0
+                    ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+            }
+            file += fields.joined(separator: String(separator)) + lineEnd
+        }
+        if random.next(2) == 0 { file.removeLast(lineEnd.count) }
+        let command =
+            separator == ","
+            ? ".import --csv data.csv t" : ".separator ;\n.import data.csv t"
+        let parity = ParityCase(
+            name: "seed \(seed)", arguments: [":memory:"],
+            input: "\(command)\n.mode quote\nSELECT * FROM t;\nSELECT sql FROM sqlite_schema;\n",
+            files: ["data.csv": file])
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let sqlite3 = try #require(ShellProcess.sqlite3)
+        let folder = try TemporaryFolder()
+        let work = folder.url.appendingPathComponent("work")
+        let expected = try SQLite3ParityTests.run(sqlite3, parity, in: work)
+        let actual = try SQLite3ParityTests.run(sqltk, parity, in: work)
+        #expect(expected.status == 0 && !expected.output.isEmpty, "sqlite3 did not import: \(expected.error)")
+        #expect(actual.output == expected.output, "seed \(seed), file:\n\(file.debugDescription)")
+        #expect(actual.status == expected.status, "sqlite3: \(expected.error)\nsqltk: \(actual.error)")
+    }
+}
