@@ -142,6 +142,23 @@ struct CommandLineTests {
     }
 
     @Test(
+        "at a prompt, .output sends the results to the file and keeps the prompt and the typing on the terminal",
+        .enabled(if: interactiveTmux != nil, "needs tmux to drive a pseudo-terminal: apt-get install -y tmux"))
+    func outputAtPrompt() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.path("out.txt")
+        let executable = try #require(ShellProcess.executable)
+        let shell = try TmuxSession(command: "HOME='\(folder.url.path)' '\(executable.path)' -list -noheader :memory:")
+        try shell.waitFor("sqltk>")
+        try shell.send(".output \(file)", "Enter", "SELECT 40 + 2\\;", "Enter", ".output", "Enter")
+        try shell.send("SELECT 'back' AS b\\;", "Enter")
+        let screen = try shell.waitFor("back\n")
+        #expect(!screen.contains("42"))
+        #expect(screen.contains("sqltk> SELECT 40 + 2;"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "42\n")
+    }
+
+    @Test(
         "--ask-key on a new file asks twice and refuses a mismatch, creating nothing",
         .enabled(if: interactiveTmux != nil, "needs tmux to drive a pseudo-terminal: apt-get install -y tmux"))
     func askKeyTwice() throws {
