@@ -87,11 +87,16 @@ struct CommandLineTests {
         #expect(result.output == "1\n")
     }
 
-    @Test("an error in a -cmd command sets the exit status (sqlite3 exits 0 after it)")
+    @Test("an error in a -cmd command or a missing -init file sets the exit status (sqlite3 exits 0 after them)")
     func commandError() throws {
         let result = try ShellProcess.run(["-cmd", "SELEC 1", ":memory:", "SELECT 2"])
         #expect(result.status == 1)
         #expect(result.output == "2\n")
+        let folder = try TemporaryFolder()
+        let missing = try ShellProcess.run(["-init", folder.path("missing.sql"), ":memory:", "SELECT 3"])
+        #expect(missing.status == 1)
+        #expect(missing.output == "3\n")
+        #expect(missing.error.contains("missing.sql"))
     }
 
     @Test(".rekey, .encrypt and .decrypt each say in one line what they did")
