@@ -23,9 +23,6 @@ let package = Package(
     dependencies: [
         // The pool's read path: atomics below macOS 15 / iOS 18 (Concurrency/AtomicWord.swift says why this package).
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
-        // Only the sqltk tool uses it. A package that uses the libraries never builds it (SwiftPM builds per
-        // target), though resolving still clones it.
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // SQLite3 Multiple Ciphers with every exported name prefixed `sqltk_`.
@@ -69,10 +66,7 @@ let package = Package(
         // The command-line SQL shell: uses SQLiteToolkit's public API only, like any program.
         .executableTarget(
             name: "sqltk",
-            dependencies: [
-                "SQLiteToolkit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["SQLiteToolkit"]
         ),
         .plugin(
             name: "InstallSQLite",

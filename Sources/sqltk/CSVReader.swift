@@ -11,8 +11,21 @@ struct CSVReader {
         var description: String { "line \(line): \(message)" }
     }
 
+    /// The separators of a file to read: `.import --csv` (the default), `--ascii`, or the shell's separators.
+    struct Format {
+        var columnSeparator = UInt8(ascii: ",")
+        /// A line feed also takes a CRLF or a lone CR as the end of a record.
+        var rowSeparator = UInt8(ascii: "\n")
+        /// Whether a field may be quoted (`--ascii` reads no quotes).
+        var readsQuotes = true
+
+        static let csv = Format()
+        /// The ASCII unit (0x1F) and record (0x1E) separators, no quoting.
+        static let ascii = Format(columnSeparator: 0x1F, rowSeparator: 0x1E, readsQuotes: false)
+    }
+
     /// The records of `bytes`, each with the line it starts on.
-    static func records(in bytes: [UInt8]) throws -> [(line: Int, fields: [String])] {
+    static func records(in bytes: [UInt8], format: Format = .csv) throws -> [(line: Int, fields: [String])] {
         var records: [(line: Int, fields: [String])] = []
         var fields: [String] = []
         var field: [UInt8] = []
@@ -20,10 +33,12 @@ struct CSVReader {
         var recordLine = 1
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var fieldWasQuoted = false
-        let quote = UInt8(ascii: "\"")
-        let comma = UInt8(ascii: ",")
+        let quote = format.readsQuotes ? UInt8(ascii: "\"") : nil
+        let comma = format.columnSeparator
         let newline = UInt8(ascii: "\n")
-        let carriageReturn = UInt8(ascii: "\r")
+        let rowSeparator = format.rowSeparator
+        // A CR ends a record only beside the line feed (CRLF, or a lone CR): with another row separator it is data.
+        let carriageReturn = rowSeparator == newline ? UInt8(ascii: "\r") : rowSeparator
 
         func endField() {
             fields.append(String(decoding: field, as: UTF8.self))
@@ -46,9 +61,9 @@ struct CSVReader {
                 var closed = false
                 while index < bytes.count {
                     let inner = bytes[index]
-                    if inner == quote {
-                        if index + 1 < bytes.count && bytes[index + 1] == quote {
-                            field.append(quote)
+                    if inner == UInt8(ascii: "\"") {
+                        if index + 1 < bytes.count && bytes[index + 1] == inner {
+                            field.append(inner)
                             index += 2
                             continue
                         }
@@ -66,10 +81,10 @@ struct CSVReader {
             switch byte {
             case comma:
                 endField()
-            case newline, carriageReturn:
+            case rowSeparator, carriageReturn:
                 if byte == carriageReturn && index + 1 < bytes.count && bytes[index + 1] == newline { index += 1 }
                 endRecord()
-                line += 1
+                if byte == newline || rowSeparator == newline { line += 1 }
                 recordLine = line
             default:
                 if fieldWasQuoted {

@@ -1,48 +1,27 @@
-import ArgumentParser
 import Foundation
 import SQLiteToolkit
 
 /// Everything about keys and ciphers in one place: the options, the prompt without echo, the key error messages,
 /// and `.rekey`, `.encrypt`, `.decrypt` and the encrypted `.backup`.
 ///
-/// The three key options are declared here for `--help`, but ``KeyArguments`` takes them out of the command line
-/// before the argument parser sees it, so no parser message can ever quote a passphrase.
-struct EncryptionOptions: ParsableArguments {
-    @Option(
-        name: .customLong("key"),
-        help: ArgumentHelp(
-            "The passphrase of an encrypted database (--key VALUE or --key=VALUE); see --ask-key.",
-            valueName: "passphrase"))
+/// ``CommandLineOptions`` fills these in; it takes a key option's value from the next argument whatever it is (a
+/// passphrase may start with a dash) and no message of it ever quotes a value.
+struct EncryptionOptions {
     var passphrase: String?
-
-    @Flag(help: "Ask for the passphrase on the terminal, without echo.")
     var askKey = false
-
-    @Option(
-        help: ArgumentHelp("Read the passphrase from FILE (one trailing line break is ignored).", valueName: "file"))
     var keyFile: String?
-
-    @Option(help: ArgumentHelp("A raw 256-bit key: 64 hexadecimal digits, no key derivation.", valueName: "hex"))
     var rawKey: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The cipher: chacha20 (the default), aes128cbc, aes256cbc, aegis, ascon128, sqlcipher1 to sqlcipher4.",
-            valueName: "name"))
     var cipher: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Open or create a file SQLCipher 3 or 4 reads (same as --cipher sqlcipherN).", valueName: "3|4"))
     var sqlcipher: Int?
 
     func validate() throws {
+        typealias UsageError = CommandLineOptions.UsageError
         let keyCount = [passphrase != nil, askKey, keyFile != nil, rawKey != nil].filter { $0 }.count
-        guard keyCount <= 1 else { throw ValidationError("give one of --key, --ask-key, --key-file and --raw-key") }
-        if cipher != nil && sqlcipher != nil { throw ValidationError("give --cipher or --sqlcipher, not both") }
-        if let sqlcipher, sqlcipher != 3 && sqlcipher != 4 { throw ValidationError("--sqlcipher takes 3 or 4") }
+        guard keyCount <= 1 else { throw UsageError("give one of --key, --ask-key, --key-file and --raw-key") }
+        if cipher != nil && sqlcipher != nil { throw UsageError("give --cipher or --sqlcipher, not both") }
+        if let sqlcipher, sqlcipher != 3 && sqlcipher != 4 { throw UsageError("--sqlcipher takes 3 or 4") }
         if let cipher, Cipher(named: cipher) == nil {
-            throw ValidationError(
+            throw UsageError(
                 "unknown cipher \"\(cipher)\"; the ciphers are chacha20, aes128cbc, aes256cbc, aegis, ascon128, "
                     + "sqlcipher1 to sqlcipher4")
         }
@@ -54,8 +33,8 @@ struct EncryptionOptions: ParsableArguments {
         return cipher.flatMap { Cipher(named: $0) }
     }
 
-    /// The key the options give, asking for it on the terminal for `--ask-key`.
-    func key(isInputTerminal: Bool) throws -> DatabaseKey? {
+    /// The key the options give, asking for it on the terminal for `--ask-key` (twice for a new database).
+    func key(isInputTerminal: Bool, isNewDatabase: Bool) throws -> DatabaseKey? {
         if let passphrase { return .passphrase(passphrase) }
         if let rawKey { return .raw(hex: rawKey) }
         if let keyFile {
@@ -73,15 +52,21 @@ struct EncryptionOptions: ParsableArguments {
                 throw Shell.Failure(
                     "--ask-key asks on a terminal, and standard input is not one; give --key-file FILE instead")
             }
-            return .passphrase(try Self.readWithoutEcho(prompt: "Key: "))
+            let key = try Self.readWithoutEcho(prompt: "Key: ")
+            // A typo in the key of a new database makes a file nobody can open: ask again, as .rekey does.
+            if isNewDatabase {
+                let again = try Self.readWithoutEcho(prompt: "Repeat the key: ")
+                guard key == again else { throw Shell.Failure("the two keys differ; nothing was created") }
+            }
+            return .passphrase(key)
         }
         return nil
     }
 
     /// Sets the key and cipher of `configuration` from the options.
-    func apply(to configuration: inout Database.Configuration, isInputTerminal: Bool) throws {
+    func apply(to configuration: inout Database.Configuration, isInputTerminal: Bool, isNewDatabase: Bool) throws {
         if let cipher = selectedCipher { configuration.cipher = cipher }
-        configuration.key = try key(isInputTerminal: isInputTerminal)
+        configuration.key = try key(isInputTerminal: isInputTerminal, isNewDatabase: isNewDatabase)
     }
 
     /// Reads a line from the terminal with echo turned off, showing `prompt` on standard error.
@@ -90,8 +75,10 @@ struct EncryptionOptions: ParsableArguments {
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw Shell.Failure("cannot read the key: no terminal") }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        writeError(prompt)
+        // Echo goes off before the prompt shows: a key typed as soon as the prompt appears is neither echoed nor
+        // flushed away by TCSAFLUSH.
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        writeError(prompt)
         defer {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
             writeError("\n")
@@ -122,79 +109,15 @@ struct EncryptionOptions: ParsableArguments {
         case .encryptingReplicatedDatabase?:
             return "\(prefix)Litestream replicates this database and cannot read an encrypted file; nothing was "
                 + "changed \(code)\n  .encrypt FILE writes an encrypted copy instead.\n"
+        case .notADatabase?:
+            // The toolkit's message names its Swift API for the key; the shell names its options instead.
+            return "\(prefix)file is not a database: its first bytes are not SQLite's header \(code)\n"
+                + "  If the file is encrypted, give its key with --key, --ask-key, --key-file or --raw-key.\n"
         default:
             guard error.code == .notadb else { return nil }
             return "\(prefix)\(error.message) \(code)\n"
                 + "  If the file is encrypted, give its key with --key, --ask-key, --key-file or --raw-key.\n"
         }
-    }
-}
-
-/// The key options, taken out of the command line before the argument parser reads it.
-///
-/// The parser would take `--key= db.sqlite` as the passphrase `db.sqlite`, and a passphrase that starts with a
-/// dash as an unknown option, which its error message quotes. Here a key option takes the next argument whatever
-/// it is (as `getopt` does), an empty value is refused before anything is opened, and errors never quote a value.
-struct KeyArguments {
-    var passphrase: String?
-    var keyFile: String?
-    var rawKey: String?
-
-    /// A key option misused; the message names the option, never its value.
-    struct Misuse: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Removes `--key`, `--key-file` and `--raw-key` with their values (`--key VALUE` or `--key=VALUE`) from
-    /// `arguments`, up to a `--` that ends the options, and returns them.
-    static func extract(from arguments: inout [String]) throws -> KeyArguments {
-        var result = KeyArguments()
-        var kept: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--" {
-                kept += arguments[index...]
-                break
-            }
-            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-            guard ["--key", "--key-file", "--raw-key"].contains(name) else {
-                kept.append(argument)
-                index += 1
-                continue
-            }
-            let value: String
-            if argument.count > name.count {
-                value = String(argument.dropFirst(name.count + 1))
-                index += 1
-            } else {
-                guard index + 1 < arguments.count else {
-                    throw Misuse(
-                        description: name == "--key"
-                            ? "--key needs the passphrase after it; --ask-key asks for it without echo"
-                            : "\(name) needs a value after it")
-                }
-                value = arguments[index + 1]
-                index += 2
-            }
-            guard !value.isEmpty else {
-                throw Misuse(
-                    description: "\(name) has an empty value (an empty passphrase is no key); nothing was opened")
-            }
-            switch name {
-            case "--key":
-                guard result.passphrase == nil else { throw Misuse(description: "--key is given twice") }
-                result.passphrase = value
-            case "--key-file":
-                guard result.keyFile == nil else { throw Misuse(description: "--key-file is given twice") }
-                result.keyFile = value
-            default:
-                guard result.rawKey == nil else { throw Misuse(description: "--raw-key is given twice") }
-                result.rawKey = value
-            }
-        }
-        arguments = kept
-        return result
     }
 }
 
@@ -211,18 +134,29 @@ extension Shell {
     func runEncryptionCommand(_ command: String, arguments: [String]) throws {
         switch command {
         case ".rekey":
+            guard arguments.count <= 1 else { throw Failure("usage: .rekey [PASSPHRASE]") }
             let key = try newKey(arguments.first)
             // Encrypts a plain database with the --cipher of the command line, or changes the key of an encrypted
             // one (keeping its cipher).
+            let wasEncrypted = database.isEncrypted
             try database.rekey(key)
             encryption.key = key
+            writeOutput(
+                wasEncrypted
+                    ? "The key of the database was changed.\n"
+                    : "The database is now encrypted (\((database.cipher ?? database.configuration.cipher).name)).\n")
         case ".encrypt":
-            guard let path = arguments.first else { throw Failure("usage: .encrypt FILE [PASSPHRASE]") }
+            guard let path = arguments.first, arguments.count <= 2 else {
+                throw Failure("usage: .encrypt FILE [PASSPHRASE]")
+            }
             let key = try newKey(arguments.dropFirst().first)
-            try database.export(to: path, key: key, cipher: database.configuration.cipher)
+            let cipher = database.configuration.cipher
+            try database.export(to: path, key: key, cipher: cipher)
+            writeOutput("Wrote an encrypted copy (\(cipher.name)) of the database to \(path).\n")
         case ".decrypt":
-            guard let path = arguments.first else { throw Failure("usage: .decrypt FILE") }
+            guard let path = arguments.first, arguments.count == 1 else { throw Failure("usage: .decrypt FILE") }
             try database.export(to: path, key: nil)
+            writeOutput("Wrote a plain copy of the database to \(path).\n")
         default:
             throw Failure("unknown command \(command)")
         }

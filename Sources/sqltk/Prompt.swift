@@ -27,17 +27,22 @@ struct Prompt {
         source.resume()
         defer { source.cancel() }
 
+        // The prompt and the line being typed go to the terminal, also while .output sends results to a file.
+        let duplicate = dup(STDOUT_FILENO)
+        let terminal = duplicate >= 0 ? duplicate : STDOUT_FILENO
+        defer { if duplicate >= 0 { close(duplicate) } }
         let editor =
-            shell.isOutputTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb" ? LineEditor() : nil
+            shell.isOutputTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+            ? LineEditor(output: terminal) : nil
         let flow = shell.run(
             lines: { isContinuation in
                 let prompt = isContinuation ? "   ...> " : "sqltk> "
-                if let editor { return editor.readLine(prompt: prompt) }
-                writeOutput(prompt)
                 flushOutput()
+                if let editor { return editor.readLine(prompt: prompt) }
+                _ = Array(prompt.utf8).withUnsafeBytes { write(terminal, $0.baseAddress, $0.count) }
                 return readLine(strippingNewline: true)
             }, source: .terminal, stopsOnError: false)
         // The input ended (Ctrl-D) with the cursor after a prompt: end that line.
-        if flow == .proceed && editor == nil { writeOutput("\n") }
+        if flow == .proceed && editor == nil { _ = write(terminal, "\n", 1) }
     }
 }

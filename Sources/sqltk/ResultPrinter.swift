@@ -1,28 +1,5 @@
-import ArgumentParser
 import Foundation
 import SQLiteToolkit
-
-/// How query results are written.
-enum OutputMode: String, CaseIterable, ExpressibleByArgument {
-    /// Aligned columns in a box: the default on a terminal.
-    case table
-    /// RFC 4180: fields quoted when needed, records ending in CRLF.
-    case csv
-    /// An array of objects, one per row, keyed by column name.
-    case json
-    /// One `name = value` line per column, a blank line between rows.
-    case line
-    /// Values separated by the separator (`|`): the default when the output is not a terminal.
-    case list
-}
-
-/// The output settings the dot-commands change.
-struct OutputSettings {
-    var mode: OutputMode
-    var showsHeaders: Bool
-    var nullValue = ""
-    var separator = "|"
-}
 
 /// Writes `text` to standard output (buffered; ``flushOutput()`` before reading from the terminal).
 func writeOutput(_ text: String) {
@@ -39,141 +16,216 @@ func flushOutput() {
     fflush(nil)
 }
 
-/// Writes the rows of one statement in the chosen mode. Table mode keeps the rows until ``finish()`` to align them;
-/// the other modes write each row as it comes.
+/// Writes the rows of one statement in the chosen mode, byte for byte as the sqlite3 shell 3.40 writes them (see
+/// docs/sqltk.md for the deliberate differences). The columnar modes keep the rows until ``finish()`` to size the
+/// columns (ResultPrinter+Columnar.swift); the other modes write each row as it comes.
 final class ResultPrinter {
-    private let settings: OutputSettings
-    private let columns: [String]
+    /// One value of a row: its storage class and its text as `sqlite3_column_text` gives it (`nil` for NULL).
+    struct Cell {
+        var value: DatabaseValue
+        var text: String?
+    }
+
+    let settings: OutputSettings
+    let columns: [String]
     private var rowCount = 0
-    /// Table mode only: the rows as display text, and whether each column holds only numbers (right-aligned).
-    private var tableRows: [[String]] = []
-    private var isNumeric: [Bool]
+    /// The columnar modes only: the rows, as cells.
+    var gatheredRows: [[Cell]] = []
 
     init(columns: [String], settings: OutputSettings) {
         self.columns = columns
         self.settings = settings
-        self.isNumeric = Array(repeating: true, count: columns.count)
+    }
+
+    /// Adds the current row of a statement.
+    func add(_ row: Row) {
+        add((0..<row.count).map { row[$0] })
     }
 
     /// Adds a row of values, one per column.
     func add(_ values: [DatabaseValue]) {
+        add(values.map { Cell(value: $0, text: Self.text(of: $0)) })
+    }
+
+    private func add(_ cells: [Cell]) {
         defer { rowCount += 1 }
+        if settings.mode.isColumnar {
+            gatheredRows.append(cells)
+            return
+        }
+        var text = ""
+        let separator = settings.columnSeparator
+        let rowSeparator = settings.rowSeparator
+        let showsHeader = rowCount == 0 && settings.showsHeaders
         switch settings.mode {
-        case .table:
-            for (index, value) in values.enumerated() where index < isNumeric.count {
-                switch value {
-                case .integer, .real, .null: break
-                default: isNumeric[index] = false
-                }
-            }
-            tableRows.append(values.map { TerminalText.cellText(displayText($0)) })
-        case .list:
-            var text = ""
-            if rowCount == 0 && settings.showsHeaders {
-                text += columns.joined(separator: settings.separator) + "\n"
-            }
-            text += values.map(displayText).joined(separator: settings.separator) + "\n"
-            writeOutput(text)
+        case .list, .ascii:
+            if showsHeader { text += columns.joined(separator: separator) + rowSeparator }
+            text += cells.map { $0.text ?? settings.nullValue }.joined(separator: separator) + rowSeparator
         case .csv:
-            var text = ""
-            if rowCount == 0 && settings.showsHeaders {
-                text += columns.map(Self.csvField).joined(separator: ",") + "\r\n"
-            }
-            text += values.map { Self.csvField(displayText($0)) }.joined(separator: ",") + "\r\n"
-            writeOutput(text)
+            if showsHeader { text += columns.map(csvField).joined(separator: separator) + rowSeparator }
+            text += cells.map { $0.text.map(csvField) ?? settings.nullValue }.joined(separator: separator)
+            text += rowSeparator
         case .line:
-            let width = columns.map(\.count).max() ?? 0
-            var text = rowCount == 0 ? "" : "\n"
-            for (name, value) in zip(columns, values) {
-                text += String(repeating: " ", count: width - name.count) + name + " = " + displayText(value) + "\n"
+            let width = max(5, columns.map(\.utf8.count).max() ?? 0)
+            if rowCount > 0 { text += rowSeparator }
+            for (name, cell) in zip(columns, cells) {
+                text += String(repeating: " ", count: max(0, width - name.utf8.count)) + name + " = "
+                text += (cell.text ?? settings.nullValue) + rowSeparator
             }
-            writeOutput(text)
+        case .html:
+            if showsHeader {
+                text += "<TR>" + columns.map { "<TH>" + Self.htmlEscaped($0) + "</TH>\n" }.joined() + "</TR>\n"
+            }
+            text += "<TR>"
+            text += cells.map { "<TD>" + Self.htmlEscaped($0.text ?? settings.nullValue) + "</TD>\n" }.joined()
+            text += "</TR>\n"
+        case .quote:
+            if showsHeader { text += columns.map(Self.quoted).joined(separator: separator) + rowSeparator }
+            text += cells.map(quoteLiteral).joined(separator: separator) + rowSeparator
+        case .insert:
+            text += "INSERT INTO " + settings.insertTable
+            if settings.showsHeaders { text += "(" + columns.map(OutputSettings.sqlName).joined(separator: ",") + ")" }
+            text += " VALUES(" + cells.map(insertLiteral).joined(separator: ",") + ");\n"
         case .json:
-            var text = rowCount == 0 ? "[{" : ",\n{"
-            text += zip(columns, values).map { Self.jsonString($0) + ":" + Self.jsonValue($1) }.joined(separator: ",")
-            writeOutput(text + "}")
+            text += rowCount == 0 ? "[{" : ",\n{"
+            text += zip(columns, cells).map { Self.jsonString($0) + ":" + jsonValue($1) }.joined(separator: ",")
+            text += "}"
+        case .column, .box, .markdown, .table:
+            break
         }
+        writeOutput(text)
     }
 
-    /// Ends the statement's output: writes the table, or closes the JSON array.
+    /// Ends the statement's output: writes the columns, or closes the JSON array.
     func finish() {
-        switch settings.mode {
-        case .table: writeTable()
-        case .json: if rowCount > 0 { writeOutput("]\n") }
-        case .csv, .line, .list: break
+        if settings.mode.isColumnar {
+            writeColumns()
+        } else if settings.mode == .json && rowCount > 0 {
+            writeOutput("]\n")
         }
     }
 
-    private func displayText(_ value: DatabaseValue) -> String {
+    /// A value's text as `sqlite3_column_text` gives it: a blob's bytes up to the first NUL.
+    static func text(of value: DatabaseValue) -> String? {
         switch value {
-        case .null: return settings.nullValue
+        case .null: return nil
         case .integer(let number): return String(number)
-        case .real(let number): return Self.realText(number)
+        case .real(let number): return realText(number)
         case .text(let text): return text
-        case .blob: return value.description
+        case .blob(let bytes): return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
     }
 
-    /// Writes the rows in a box, each column as wide as its widest cell on the terminal (see ``TerminalText``).
-    private func writeTable() {
-        guard !tableRows.isEmpty else { return }
-        let header = columns.map(TerminalText.cellText)
-        let cellWidths = tableRows.map { $0.map(TerminalText.width(of:)) }
-        let headerWidths = header.map(TerminalText.width(of:))
-        var widths = settings.showsHeaders ? headerWidths : Array(repeating: 0, count: columns.count)
-        for row in cellWidths {
-            for (index, width) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], width)
-            }
-        }
-        let border = "+" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "+") + "+\n"
-        func line(_ cells: [String], cellWidths: [Int], aligningNumbers: Bool) -> String {
-            var text = "|"
-            for (index, cell) in cells.enumerated() where index < widths.count {
-                let padding = String(repeating: " ", count: max(0, widths[index] - cellWidths[index]))
-                let rightAligned = aligningNumbers && isNumeric[index]
-                text += " " + (rightAligned ? padding + cell : cell + padding) + " |"
-            }
-            return text + "\n"
-        }
-        var text = border
-        if settings.showsHeaders {
-            text += line(header, cellWidths: headerWidths, aligningNumbers: false) + border
-        }
-        for (row, widths) in zip(tableRows, cellWidths) {
-            text += line(row, cellWidths: widths, aligningNumbers: true)
-        }
-        writeOutput(text + border)
-    }
-
-    /// A real as SQL text that reads back as the same value: Swift's shortest round-trip form, with SQLite's
-    /// spelling of the infinities.
+    /// A real as sqlite3 3.40's `%!.15g` spells it: what its list, CSV and column modes show.
     static func realText(_ number: Double) -> String {
-        if number.isInfinite { return number < 0 ? "-Inf" : "Inf" }
-        return String(number)
+        RealFormat.text(number, digits: 15)
     }
 
-    /// An RFC 4180 field: quoted (with doubled quotes) when it holds a comma, a quote, a CR or an LF.
-    ///
-    /// The test runs on bytes, not characters: a CRLF is one `Character` in Swift, equal to neither `"\r"` nor
-    /// `"\n"`, so a character test let a field holding CRLF out unquoted, and no reader could read it back.
-    static func csvField(_ text: String) -> String {
-        let needsQuotes = text.utf8.contains { byte in
-            byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n")
-                || byte == UInt8(ascii: "\r")
-        }
+    /// A real as sqlite3 3.40's `%!.20g` spells it: what its quote, insert and JSON modes write.
+    private func preciseReal(_ number: Double) -> String {
+        RealFormat.text(number, digits: 20)
+    }
+
+    // MARK: - Quoting
+
+    /// A CSV field as the sqlite3 shell writes it: quoted (quotes doubled) when empty, when it holds the separator,
+    /// or a space, a control character, a quote, an apostrophe or a byte above 0x7E.
+    private func csvField(_ text: String) -> String {
+        let needsQuotes =
+            text.isEmpty
+            || text.utf8.contains { byte in
+                byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+            } || (!settings.columnSeparator.isEmpty && text.contains(settings.columnSeparator))
         guard needsQuotes else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// A value as JSON: numbers, strings, `null`; a blob as its hexadecimal SQL literal in a string.
-    static func jsonValue(_ value: DatabaseValue) -> String {
-        switch value {
+    /// Text as an SQL string literal, quotes doubled.
+    static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// A blob as an SQL literal: `X'0aff'`.
+    static func hexLiteral<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "X"), UInt8(ascii: "'")]
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        text.append(UInt8(ascii: "'"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private func quoteLiteral(_ cell: Cell) -> String {
+        switch cell.value {
+        case .null: return "NULL"
+        case .integer(let number): return String(number)
+        case .real(let number): return preciseReal(number)
+        case .text(let text): return Self.quoted(text)
+        case .blob(let bytes): return Self.hexLiteral(bytes)
+        }
+    }
+
+    private func insertLiteral(_ cell: Cell) -> String {
+        switch cell.value {
+        case .real(let number) where number.isInfinite: return number < 0 ? "-1e999" : "1e999"
+        // An integral real is written as the integer with `.0`, as sqlite3's insert mode writes it.
+        case .real(let number) where number.rounded(.towardZero) == number && number >= -0x1p63 && number < 0x1p63:
+            return String(Int64(number)) + ".0"
+        case .text(let text): return Self.escapedLiteral(text)
+        default: return quoteLiteral(cell)
+        }
+    }
+
+    /// Text as the sqlite3 shell's insert mode writes it: a line feed or a carriage return goes through
+    /// `replace('…\n…','\n',char(10))`, with a marker the text does not hold.
+    static func escapedLiteral(_ text: String) -> String {
+        let hasLineFeed = text.utf8.contains(10)
+        let hasReturn = text.utf8.contains(13)
+        guard hasLineFeed || hasReturn else { return quoted(text) }
+        let lineFeed = hasLineFeed ? unusedMarker(in: text, "\\n", "\\012") : ""
+        let carriageReturn = hasReturn ? unusedMarker(in: text, "\\r", "\\015") : ""
+        var body = text.replacingOccurrences(of: "'", with: "''")
+        if hasLineFeed { body = body.replacingOccurrences(of: "\n", with: lineFeed) }
+        if hasReturn { body = body.replacingOccurrences(of: "\r", with: carriageReturn) }
+        var result = (hasLineFeed ? "replace(" : "") + (hasReturn ? "replace(" : "") + "'" + body + "'"
+        if hasReturn { result += ",'\(carriageReturn)',char(13))" }
+        if hasLineFeed { result += ",'\(lineFeed)',char(10))" }
+        return result
+    }
+
+    private static func unusedMarker(in text: String, _ first: String, _ second: String) -> String {
+        if !text.contains(first) { return first }
+        if !text.contains(second) { return second }
+        var number = 0
+        while text.contains("(\(first)\(number))") { number += 1 }
+        return "(\(first)\(number))"
+    }
+
+    static func htmlEscaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "<": result += "&lt;"
+            case "&": result += "&amp;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private func jsonValue(_ cell: Cell) -> String {
+        switch cell.value {
         case .null: return "null"
         case .integer(let number): return String(number)
-        case .real(let number): return number.isFinite ? String(number) : "null"
-        case .text(let text): return jsonString(text)
-        case .blob: return jsonString(value.description)
+        case .real(let number) where number.isInfinite: return number < 0 ? "-1e999" : "1e999"
+        case .real(let number): return preciseReal(number)
+        case .text(let text): return Self.jsonString(text)
+        case .blob(let bytes): return Self.jsonString(String(decoding: bytes, as: UTF8.self))
         }
     }
 
@@ -184,6 +236,8 @@ final class ResultPrinter {
             switch scalar {
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
+            case "\u{08}": result += "\\b"
+            case "\u{0C}": result += "\\f"
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"

@@ -1,123 +1,106 @@
-import ArgumentParser
 import Foundation
 import SQLiteToolkit
 
-/// `sqltk [options] [DATABASE] [SQL …]`: the command line.
+/// `sqltk [options] [DATABASE] [SQL …]`: the command line (see ``CommandLineOptions`` for its grammar).
 @main
-struct SQLToolkitCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sqltk",
-        abstract: "A SQL shell for SQLite databases, encrypted or not.",
-        discussion: """
-            With SQL arguments, runs them in order and exits (non-zero at the first error). Without, reads SQL from \
-            standard input, or shows a prompt when standard input is a terminal. An argument that starts with a \
-            dot is a dot-command (.tables, .schema, .dump, ...; see .help). Without DATABASE, the database is a \
-            private in-memory one.
-
-            At a terminal, lines can be edited: Left/Right, Home/End (Ctrl-A/E), Up/Down through the history, \
-            Ctrl-K, Ctrl-U and Ctrl-W erase, Ctrl-L clears the screen, Ctrl-R searches the history. The history is \
-            kept in ~/.sqltk_history (lines holding a key, such as .rekey, are left out).
-            """
-    )
-
-    @Argument(help: "The database file (created when missing); omit it, or give :memory:, for an in-memory one.")
-    var database: String?
-
-    @Argument(help: "SQL statements and dot-commands to run in order, then exit.")
-    var sql: [String] = []
-
-    @Option(
-        help: "The output mode: table (the default on a terminal), csv, json, line or list (the default otherwise).")
-    var mode: OutputMode?
-
-    @Flag(inversion: .prefixedNo, help: "Show column names (default: on a terminal only).")
-    var header: Bool?
-
-    @Option(help: "The text shown for NULL.")
-    var nullvalue: String = ""
-
-    @Option(help: "The separator of list mode.")
-    var separator: String = "|"
-
-    @Flag(help: "Open the database read-only.")
-    var readonly = false
-
-    @Flag(help: "Stop at the first error when reading SQL from standard input.")
-    var bail = false
-
-    @Flag(help: "Create a demonstration database in a temporary folder, search it, and explain each step.")
-    var demo = false
-
-    @OptionGroup(title: "Encryption")
-    var encryption: EncryptionOptions
-
-    /// Runs the command. The key options are taken out of the command line first (see ``KeyArguments``), so the
-    /// argument parser never sees, and never quotes, a passphrase.
+enum SQLToolkitCommand {
     static func main() {
-        var arguments = Array(CommandLine.arguments.dropFirst())
+        let options: CommandLineOptions
         do {
-            let keys = try KeyArguments.extract(from: &arguments)
-            var command = try parseAsRoot(arguments)
-            if var shell = command as? SQLToolkitCommand {
-                shell.encryption.passphrase = keys.passphrase
-                shell.encryption.keyFile = keys.keyFile
-                shell.encryption.rawKey = keys.rawKey
-                try shell.encryption.validate()
-                command = shell
-            }
-            try command.run()
-        } catch let misuse as KeyArguments.Misuse {
-            exit(withError: ValidationError(misuse.description))
+            options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
-            exit(withError: error)
+            // One line, as the sqlite3 shell's own first line says it; the status is sqlite3's too.
+            writeError("sqltk: Error: \(error)\n")
+            exit(1)
         }
+        if options.showsHelp {
+            writeOutput(CommandLineOptions.help)
+            exit(0)
+        }
+        if options.showsVersion {
+            writeOutput("\(Database.sqliteVersion) \(Database.sqliteSourceID)\n")
+            exit(0)
+        }
+        if options.demo {
+            do {
+                try Demo.run()
+            } catch {
+                flushOutput()
+                writeError(Shell.message(for: error))
+                exit(1)
+            }
+            exit(0)
+        }
+        let status = run(options)
+        flushOutput()
+        exit(status)
     }
 
-    func run() throws {
-        if demo {
-            try Demo.run()
-            return
-        }
-        let isInputTerminal = isatty(STDIN_FILENO) != 0
+    /// Opens the database, runs `-init`, the `-cmd` commands, then the SQL arguments, the prompt or standard input;
+    /// returns the exit status.
+    static func run(_ options: CommandLineOptions) -> Int32 {
+        let isInputTerminal = !options.isBatch && isatty(STDIN_FILENO) != 0
         let isOutputTerminal = isatty(STDOUT_FILENO) != 0
         var configuration = Database.Configuration()
-        configuration.isReadOnly = readonly
-        let shell: Shell
+        configuration.isReadOnly = options.isReadOnly
+        let isNewDatabase = options.database.map { Shell.isNewFile($0) } ?? false
         do {
-            try encryption.apply(to: &configuration, isInputTerminal: isInputTerminal)
+            try options.encryption.apply(
+                to: &configuration, isInputTerminal: isInputTerminal, isNewDatabase: isNewDatabase)
         } catch {
             writeError(Shell.message(for: error))
-            throw ExitCode(1)
+            return 1
         }
+        let shell: Shell
         do {
             let key = configuration.key
-            let database = try Database(path: database, configuration: configuration)
-            let settings = OutputSettings(
-                mode: mode ?? (isOutputTerminal ? .table : .list),
-                showsHeaders: header ?? isOutputTerminal,
-                nullValue: nullvalue,
-                separator: separator)
+            let database = try Database(path: options.database, configuration: configuration)
+            var settings = options.output
+            if !options.modeWasSet && isOutputTerminal { settings.mode = .table }
+            if !settings.headersWereSet { settings.showsHeaders = isOutputTerminal }
             shell = Shell(database: database, path: database.path, settings: settings)
             shell.encryption = EncryptionState(key: key, isInputTerminal: isInputTerminal)
+            shell.configuration = configuration
         } catch {
-            writeError(Shell.openFailureMessage(for: error, path: database ?? ":memory:"))
-            throw ExitCode(1)
+            writeError(Shell.openFailureMessage(for: error, path: options.database ?? ":memory:"))
+            return 1
         }
+        shell.bails = options.bails
+        shell.echoes = options.echoes
+        defer { shell.close() }
 
-        if !sql.isEmpty {
-            // One-shot: stop at the first error.
-            for argument in sql {
+        if let initFile = options.initFile {
+            let errorsBefore = shell.errorCount
+            do {
+                if try shell.read(file: initFile) == .quit { return shell.exitStatus }
+            } catch {
+                shell.report(error)
+            }
+            if shell.bails && shell.errorCount > errorsBefore { return 1 }
+        }
+        for command in options.commands {
+            let errorsBefore = shell.errorCount
+            if shell.runArgument(command) == .quit { return shell.exitStatus }
+            if shell.bails && shell.errorCount > errorsBefore { return 1 }
+        }
+        if !options.sql.isEmpty {
+            // One-shot: stop at the first error. As in sqlite3, failing SQL exits with SQLite's primary result code
+            // (1 for most errors, 8 for a read-only database, 19 for a constraint, ...).
+            for argument in options.sql {
                 let errorsBefore = shell.errorCount
-                if shell.runArgument(argument) == .quit || shell.errorCount > errorsBefore { break }
+                if shell.runArgument(argument) == .quit { break }
+                if shell.errorCount > errorsBefore {
+                    let isSQL = Shell.firstNonBlankByte(of: argument) != UInt8(ascii: ".")
+                    return isSQL ? max(1, shell.lastSQLErrorStatus) : 1
+                }
             }
         } else if isInputTerminal {
             Prompt(shell: shell).run()
         } else {
             let reader = LineReader()
-            _ = shell.run(lines: { _ in reader.nextLine() }, source: .standardInput, stopsOnError: bail)
+            _ = shell.run(lines: { _ in reader.nextLine() }, source: .standardInput, stopsOnError: shell.bails)
             if let failure = reader.failure { shell.report(Shell.Failure("cannot read standard input: \(failure)")) }
         }
-        shell.database.close()
-        if shell.errorCount > 0 { throw ExitCode(1) }
+        return shell.exitStatus
     }
 }

@@ -4,28 +4,47 @@ import SQLiteToolkit
 extension Shell {
     /// The dot-commands and their one-line help, in the order `.help` lists them.
     static let dotCommandHelp: [(usage: String, summary: String)] = [
-        (".backup FILE", "Copy the database to FILE (an encrypted database to a new file, with the same key)"),
+        (".backup [DB] FILE", "Copy the database (or DB) to FILE (an encrypted one to a new file, with its key)"),
+        (".bail on|off", "Stop a script at its first error"),
+        (".changes on|off", "Show the changes of each SQL input"),
+        (".databases", "List the databases of the connection and their files"),
         (".decrypt FILE", "Write a plain copy of the encrypted database to the new file FILE"),
         (".dump", "Print SQL text that rebuilds the database"),
+        (".echo on|off", "Print each input before running it"),
         (".encrypt FILE [KEY]", "Write an encrypted copy to the new file FILE (asks for the key; --cipher applies)"),
-        (".exit", "Leave the shell (same as .quit)"),
+        (".eqp on|off", "Show the query plan of each statement before running it"),
+        (".exit [CODE]", "Leave the shell, with exit status CODE"),
         (".headers on|off", "Show or hide column names"),
-        (".help", "Show this list"),
-        (".import FILE TABLE", "Import CSV (RFC 4180, header row first) into TABLE, creating it when missing"),
+        (".help [COMMAND]", "Show this list, or the commands that start with COMMAND"),
+        (".import FILE TABLE", "Import FILE into TABLE (--csv, --ascii, --skip N, --schema S; FILE: or |COMMAND)"),
         (".indexes [TABLE]", "List the indexes, or those of TABLE (a LIKE pattern)"),
-        (".mode [MODE]", "Set the output mode: table, csv, json, line or list"),
+        (".load FILE", "Load an extension (not available in this build)"),
+        (".mode [MODE] [TABLE]", "Set the output mode: \(OutputSettings.ModeChoice.names)"),
         (".nullvalue TEXT", "Show NULL as TEXT"),
+        (".once FILE", "Send the output of the next command to FILE (or |COMMAND)"),
+        (".open [OPTIONS] [FILE]", "Open FILE instead (--new, --readonly, --key, --key-file, --raw-key, --cipher)"),
+        (".output [FILE]", "Send output to FILE (or |COMMAND), or back to standard output"),
+        (
+            ".parameter CMD ...",
+            "set NAME VALUE, unset NAME, list, clear: values for the parameters of later statements"
+        ),
+        (".print TEXT...", "Print the words of TEXT"),
         (".quit", "Leave the shell"),
         (".read FILE", "Run the SQL and dot-commands in FILE"),
         (".rekey [KEY]", "Encrypt the database, or change its key, in place (asks for the new key)"),
+        (".restore [DB] FILE", "Replace the database (or the attached DB) with a copy of FILE"),
         (".schema [PATTERN]", "Show the CREATE statements, or those of tables matching PATTERN (LIKE)"),
-        (".separator TEXT", "Set the separator of list mode"),
+        (".separator COL [ROW]", "Set the column (and row) separators"),
+        (".shell CMD ARGS...", "Run CMD ARGS... in the system's shell (same as .system)"),
+        (".show", "Show the current settings"),
         (".tables [PATTERN]", "List the tables and views, or those matching PATTERN (LIKE)"),
         (".timer on|off", "Show the time each SQL input takes"),
+        (".width N1 N2 ...", "Set the column widths of the column modes (negative: right-aligned; 0: automatic)"),
     ]
 
     /// Runs one dot-command line and reports its error, if any, naming `location` when given.
     func runDotCommand(_ line: String, location: Location? = nil) -> Flow {
+        defer { endOnce() }
         do {
             return try performDotCommand(Self.words(of: line))
         } catch {
@@ -34,32 +53,39 @@ extension Shell {
         }
     }
 
-    /// The words of a dot-command line: separated by white space, with `'…'` or `"…"` grouping words.
+    /// The words of a dot-command line, as the sqlite3 shell splits them: separated by white space; a word that
+    /// starts with `'` runs to the next `'`, as typed; one that starts with `"` runs to the next unescaped `"`. In a
+    /// bare or double-quoted word, backslash escapes stand for their characters (`\t`, `\n`, `\\`, octal `\NNN`).
     static func words(of line: String) -> [String] {
+        let bytes = Array(line.utf8)
+        let backslash = UInt8(ascii: "\\")
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
         var words: [String] = []
-        var current = ""
-        var quote: Character?
-        var inWord = false
-        for character in line {
-            if let open = quote {
-                if character == open {
-                    quote = nil
-                } else {
-                    current.append(character)
+        var index = 0
+        while index < bytes.count {
+            while index < bytes.count && isSpace(bytes[index]) { index += 1 }
+            guard index < bytes.count else { break }
+            let delimiter = bytes[index]
+            if delimiter == UInt8(ascii: "'") || delimiter == UInt8(ascii: "\"") {
+                index += 1
+                var word: [UInt8] = []
+                while index < bytes.count && bytes[index] != delimiter {
+                    if bytes[index] == backslash && delimiter == UInt8(ascii: "\"") && index + 1 < bytes.count {
+                        word.append(bytes[index])
+                        index += 1
+                    }
+                    word.append(bytes[index])
+                    index += 1
                 }
-            } else if character == "'" || character == "\"" {
-                quote = character
-                inWord = true
-            } else if character.isWhitespace {
-                if inWord { words.append(current) }
-                current = ""
-                inWord = false
+                if index < bytes.count { index += 1 }
+                let text = String(decoding: word, as: UTF8.self)
+                words.append(delimiter == UInt8(ascii: "'") ? text : OutputSettings.unescaped(text))
             } else {
-                current.append(character)
-                inWord = true
+                let start = index
+                while index < bytes.count && !isSpace(bytes[index]) { index += 1 }
+                words.append(OutputSettings.unescaped(String(decoding: bytes[start..<index], as: UTF8.self)))
             }
         }
-        if inWord { words.append(current) }
         return words
     }
 
@@ -70,55 +96,72 @@ extension Shell {
             guard index < arguments.count else { throw Failure("usage: \(usage)") }
             return arguments[index]
         }
+        // A command given more than it takes says so, rather than ignoring the rest (an option such as
+        // `.schema --indent` included).
+        func atMost(_ count: Int, _ usage: String) throws {
+            guard arguments.count <= count else { throw Failure("usage: \(usage)") }
+            if let option = arguments.first(where: { $0.hasPrefix("-") }) {
+                throw Failure("\(command): \(option) is not supported; usage: \(usage)")
+            }
+        }
         switch command {
-        case ".quit", ".exit", ".q":
+        case ".quit", ".q":
+            try atMost(0, ".quit")
+            return .quit
+        case ".exit":
+            try atMost(1, ".exit [CODE]")
+            if let code = arguments.first {
+                guard let status = Int32(code) else { throw Failure(".exit takes a number, not \"\(code)\"") }
+                requestedExitStatus = status
+            }
             return .quit
         case ".help":
-            let width = Self.dotCommandHelp.map(\.usage.count).max() ?? 0
-            for (usage, summary) in Self.dotCommandHelp {
+            try atMost(1, ".help [COMMAND]")
+            let topic = arguments.first.map { $0.hasPrefix(".") ? $0 : "." + $0 }
+            let lines = Self.dotCommandHelp.filter { topic == nil || $0.usage.hasPrefix(topic ?? "") }
+            guard !lines.isEmpty else { throw Failure(".help: no command \(topic ?? "")") }
+            let width = lines.map(\.usage.count).max() ?? 0
+            for (usage, summary) in lines {
                 writeOutput(usage + String(repeating: " ", count: width - usage.count + 2) + summary + "\n")
             }
-        case ".mode":
-            guard let name = arguments.first else {
-                writeOutput("current output mode: \(settings.mode.rawValue)\n")
-                return .proceed
-            }
-            guard let mode = OutputMode(rawValue: name.lowercased()) else {
-                let names = OutputMode.allCases.map(\.rawValue).joined(separator: ", ")
-                throw Failure("unknown mode \"\(name)\"; the modes are \(names)")
-            }
-            settings.mode = mode
-        case ".headers", ".header":
-            settings.showsHeaders = try Self.onOff(try argument(0, ".headers on|off"))
-        case ".nullvalue":
-            settings.nullValue = try argument(0, ".nullvalue TEXT")
-        case ".separator":
-            settings.separator = try argument(0, ".separator TEXT")
-        case ".timer":
-            showsTimer = try Self.onOff(try argument(0, ".timer on|off"))
+        case ".read":
+            try atMost(1, ".read FILE")
+            return try read(file: try argument(0, ".read FILE"))
         case ".tables":
+            try atMost(1, ".tables [PATTERN]")
             try listTables(matching: arguments.first)
         case ".schema":
+            try atMost(1, ".schema [PATTERN]")
             try showSchema(matching: arguments.first)
         case ".indexes", ".indices":
+            try atMost(1, ".indexes [TABLE]")
             try listIndexes(of: arguments.first)
-        case ".read":
-            try read(file: try argument(0, ".read FILE"))
         case ".import":
-            try importCSV(file: try argument(0, ".import FILE TABLE"), into: try argument(1, ".import FILE TABLE"))
+            try importFile(arguments)
         case ".dump":
+            guard arguments.isEmpty else { throw Failure(".dump takes no argument here (it dumps the whole database)") }
             try dump()
-        case ".backup":
-            try backup(to: try argument(0, ".backup FILE"))
+        case ".backup", ".save":
+            try atMost(2, "\(command) [DB] FILE")
+            let path = try argument(0, "\(command) [DB] FILE")
+            if arguments.count == 2 {
+                try backup(to: arguments[1], schema: path)
+            } else {
+                try backup(to: path)
+            }
         case ".rekey", ".encrypt", ".decrypt":
             try runEncryptionCommand(command, arguments: arguments)
+        case ".parameter", ".param":
+            try runParameterCommand(arguments)
+        case ".open", ".databases", ".restore", ".shell", ".system", ".load":
+            try runDatabaseCommand(command, arguments: arguments)
         default:
-            throw Failure("unknown command \(command); enter .help for the list")
+            try runSettingsCommand(command, arguments: arguments)
         }
         return .proceed
     }
 
-    private static func onOff(_ word: String) throws -> Bool {
+    static func onOff(_ word: String) throws -> Bool {
         switch word.lowercased() {
         case "on", "yes", "true", "1": return true
         case "off", "no", "false", "0": return false
@@ -132,85 +175,14 @@ extension Shell {
         return try rows.map { try $0.value(at: 0) as String }
     }
 
-    // MARK: - Schema
-
-    private func listTables(matching pattern: String?) throws {
-        // pragma_table_list tells a virtual table's shadow tables (an FTS5 table's _data, _idx, ...) apart.
-        let names = try strings(
-            """
-            SELECT name FROM pragma_table_list
-            WHERE schema = 'main' AND type IN ('table', 'view', 'virtual') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-              AND name LIKE ?1
-            ORDER BY name
-            """, [pattern ?? "%"])
-        guard !names.isEmpty else { return }
-        // In columns, filled down then across, like `ls`.
-        let width = (names.map(\.count).max() ?? 0) + 2
-        let columnCount = max(1, 80 / width)
-        let rowCount = (names.count + columnCount - 1) / columnCount
-        for row in 0..<rowCount {
-            var line = ""
-            for column in 0..<columnCount {
-                let index = column * rowCount + row
-                guard index < names.count else { break }
-                let name = names[index]
-                line += name + String(repeating: " ", count: width - name.count)
-            }
-            writeOutput(line.trimmingCharacters(in: .whitespaces) + "\n")
-        }
-    }
-
-    private func showSchema(matching pattern: String?) throws {
-        let statements = try strings(
-            """
-            SELECT sql FROM sqlite_schema
-            WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-              AND name NOT IN (SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow')
-              AND (name LIKE ?1 OR tbl_name LIKE ?1)
-            ORDER BY rowid
-            """, [pattern ?? "%"])
-        for sql in statements { writeOutput(sql + ";\n") }
-    }
-
-    private func listIndexes(of table: String?) throws {
-        let names = try strings(
-            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name LIKE ?1 ORDER BY name", [table ?? "%"])
-        for name in names { writeOutput(name + "\n") }
-    }
-
-    // MARK: - Import
-
-    /// Imports the CSV file at `path` into `table`: the first record names the columns; a missing table is created
-    /// with those columns (typed TEXT); every record must have as many fields as the header. All or nothing: the
-    /// rows go in one transaction.
-    func importCSV(file path: String, into table: String) throws {
-        let bytes = try Self.contents(ofFile: path)
-        let records: [(line: Int, fields: [String])]
-        do {
-            records = try CSVReader.records(in: bytes)
-        } catch let failure as CSVReader.Failure {
-            throw Failure("\(path): \(failure)")
-        }
-        guard !records.isEmpty else { throw Failure("\(path) is empty: it needs a header row") }
-        let progress = ProgressBar("import", enabled: isErrorTerminal)
-        defer { progress.finish() }
-        do {
-            try CSVImport.insert(records, into: table, in: database) { progress.update(done: $0, total: $1) }
-        } catch let mismatch as CSVImport.FieldCountMismatch {
-            throw Failure(
-                "\(path), line \(mismatch.line): \(mismatch.fields) fields, but the header has "
-                    + "\(mismatch.headerFields); nothing was imported")
-        }
-    }
-
     // MARK: - Backup
 
     /// Copies the database, page by page, into a new database at `path` (an existing database there is replaced).
-    func backup(to path: String) throws {
-        if try backupEncrypted(to: path) { return }
+    func backup(to path: String, schema: String = "main") throws {
+        if schema == "main", try backupEncrypted(to: path) { return }
         let progress = ProgressBar("backup", enabled: isErrorTerminal)
         defer { progress.finish() }
-        try database.backup(toPath: path, pagesPerStep: 64) { state in
+        try database.backup(toPath: path, schema: schema, pagesPerStep: 64) { state in
             progress.update(done: state.copiedPageCount, total: state.totalPageCount)
             return .proceed
         }

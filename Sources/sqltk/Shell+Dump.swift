@@ -97,9 +97,17 @@ extension Shell {
         let columnCount = stored.count
         while let row = try rows.next() {
             output.append(prefix)
+            // Integers and text, most of a dump, are written from SQLite's own bytes: no `DatabaseValue`, no
+            // `String` per value (Statement.handle is the toolkit's documented way down to the C API).
+            let handle = row.statement.handle
             for index in 0..<columnCount {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.appendLiteral(row[index], to: output)
+                let column = Int32(index)
+                switch handle.columnType(column) {
+                case .integer: output.append(decimal: handle.columnInt64(column))
+                case .text: Self.appendTextLiteral(handle.columnTextNoCopy(column), to: output)
+                default: Self.appendLiteral(row[index], to: output)
+                }
             }
             output.append(Self.statementEnd)
             afterEachRow()
@@ -130,8 +138,8 @@ extension Shell {
             } else {
                 output.append(String(number))
             }
-        case .text(let text):
-            appendTextLiteral(text, to: output)
+        case .text(var text):
+            text.withUTF8 { appendTextLiteral(UnsafeRawBufferPointer($0), to: output) }
         case .blob(let bytes):
             output.append(UInt8(ascii: "X"))
             output.append(UInt8(ascii: "'"))
@@ -144,22 +152,30 @@ extension Shell {
     /// CR or LF would put a line break in the dump, and a CR before a line break is dropped when a dump is read
     /// back (by sqlite3 too): both are written as `\r` and `\n` inside `replace()`, which turns them back into
     /// char(13) and char(10), with markers the text itself does not hold.
-    private static func appendTextLiteral(_ text: String, to output: OutputBuffer) {
-        var hasLineBreak = false
-        for byte in text.utf8 {
-            if byte == 0 {
-                output.append("CAST(X'")
-                for byte in text.utf8 { output.appendHex(byte) }
-                output.append("' AS TEXT)")
-                return
-            }
-            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { hasLineBreak = true }
+    ///
+    /// Works on the bytes, searched with `memchr` and copied in runs between the bytes to escape: this is the
+    /// inner loop of `.dump`.
+    private static func appendTextLiteral(_ text: UnsafeRawBufferPointer, to output: OutputBuffer) {
+        guard let base = text.baseAddress, !text.isEmpty else {
+            output.append(emptyText)
+            return
         }
+        let count = text.count
+        if memchr(base, 0, count) != nil {
+            output.append("CAST(X'")
+            for byte in text { output.appendHex(byte) }
+            output.append("' AS TEXT)")
+            return
+        }
+        let hasLineBreak =
+            memchr(base, Int32(UInt8(ascii: "\n")), count) != nil
+            || memchr(base, Int32(UInt8(ascii: "\r")), count) != nil
         guard hasLineBreak else {
             output.append(UInt8(ascii: "'"))
-            for byte in text.utf8 {
-                if byte == UInt8(ascii: "'") { output.append(byte) }
-                output.append(byte)
+            if memchr(base, Int32(UInt8(ascii: "'")), count) != nil {
+                appendEscaped(text, lineFeed: [], carriageReturn: [], to: output)
+            } else {
+                output.append(text)
             }
             output.append(UInt8(ascii: "'"))
             return
@@ -167,22 +183,59 @@ extension Shell {
         let lineFeed = unusedMarker(in: text, base: "\\n")
         let carriageReturn = unusedMarker(in: text, base: "\\r")
         output.append("replace(replace('")
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "'"): output.append("''")
-            case UInt8(ascii: "\n"): output.append(lineFeed)
-            case UInt8(ascii: "\r"): output.append(carriageReturn)
-            default: output.append(byte)
+        appendEscaped(text, lineFeed: lineFeed, carriageReturn: carriageReturn, to: output)
+        output.append("','")
+        output.append(lineFeed)
+        output.append("',char(10)),'")
+        output.append(carriageReturn)
+        output.append("',char(13))")
+    }
+
+    private static let emptyText = Array("''".utf8)
+    private static let doubledQuote = Array("''".utf8)
+
+    /// Appends `text` with each `'` doubled and each LF and CR replaced by its marker.
+    private static func appendEscaped(
+        _ text: UnsafeRawBufferPointer, lineFeed: [UInt8], carriageReturn: [UInt8], to output: OutputBuffer
+    ) {
+        var start = 0
+        for index in 0..<text.count {
+            let byte = text[index]
+            guard byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") else {
+                continue
             }
+            output.append(UnsafeRawBufferPointer(rebasing: text[start..<index]))
+            switch byte {
+            case UInt8(ascii: "'"): output.append(doubledQuote)
+            case UInt8(ascii: "\n"): output.append(lineFeed)
+            default: output.append(carriageReturn)
+            }
+            start = index + 1
         }
-        output.append("','\(lineFeed)',char(10)),'\(carriageReturn)',char(13))")
+        output.append(UnsafeRawBufferPointer(rebasing: text[start...]))
     }
 
     /// `base`, or `base` followed by a number, whichever `text` does not hold.
-    private static func unusedMarker(in text: String, base: String) -> String {
-        guard text.contains(base) else { return base }
+    private static func unusedMarker(in text: UnsafeRawBufferPointer, base: String) -> [UInt8] {
+        let marker = Array(base.utf8)
+        guard contains(text, marker) else { return marker }
         var number = 0
-        while text.contains(base + String(number)) { number += 1 }
-        return base + String(number)
+        while contains(text, marker + Array(String(number).utf8)) { number += 1 }
+        return marker + Array(String(number).utf8)
+    }
+
+    /// Whether `text` holds the bytes of `needle` (a backslash and more): `memchr` finds each backslash.
+    private static func contains(_ text: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, text.count >= needle.count else { return false }
+        var index = 0
+        while index + needle.count <= text.count {
+            guard let base = text.baseAddress,
+                let found = memchr(base + index, Int32(first), text.count - needle.count + 1 - index)
+            else { return false }
+            let position = base.distance(to: UnsafeRawPointer(found))
+            if text[position..<(position + needle.count)].elementsEqual(needle) { return true }
+            index = position + 1
+        }
+        return false
     }
 }

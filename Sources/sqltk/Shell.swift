@@ -17,19 +17,55 @@ final class Shell {
     }
 
     var database: Database
-    /// The path given on the command line, or `nil` for an in-memory database.
-    let databasePath: String?
+    /// The path given on the command line (or to `.open`), or `nil` for an in-memory database.
+    var databasePath: String?
+    /// The configuration the database was opened with; `.open` starts from it.
+    var configuration = Database.Configuration()
     var settings: OutputSettings
     var showsTimer = false
+    /// `-bail`, `.bail on`: stop a script at its first error.
+    var bails = false
+    /// `-echo`, `.echo on`: print each input before running it.
+    var echoes = false
+    /// `.changes on`: print the changes after each SQL input.
+    var showsChanges = false
+    /// `.eqp on`: print the query plan of each statement before running it.
+    var showsQueryPlans = false
+    /// `.parameter set`: the values bound to the parameters of later statements, by name.
+    var parameters: [String: DatabaseValue] = [:]
+    /// Where `.output` and `.once` sent standard output, while they do (see Shell+Output.swift).
+    var redirection: OutputRedirection?
     /// The key the database was opened with, if any (see Encryption.swift).
     var encryption = EncryptionState()
     /// The number of errors reported so far; the exit status is non-zero when it is not 0.
     var errorCount = 0
+    /// The primary result code of the last SQL that failed: sqlite3's exit status after a failing SQL argument.
+    var lastSQLErrorStatus: Int32 = 1
     /// Whether standard output and standard error are terminals.
     let isOutputTerminal: Bool
     let isErrorTerminal: Bool
     /// How deep `.read` commands are nested, to stop a file that reads itself.
     private var readDepth = 0
+
+    /// `.exit CODE`: the status the shell leaves with, whatever happened before.
+    var requestedExitStatus: Int32?
+
+    /// The exit status so far: `.exit`'s, or 1 once an error was reported.
+    var exitStatus: Int32 { requestedExitStatus ?? (errorCount > 0 ? 1 : 0) }
+
+    /// Whether `path` names a database file that does not exist yet, so a key typed for it is asked twice.
+    static func isNewFile(_ path: String) -> Bool {
+        if path.isEmpty || path == ":memory:" { return false }
+        // The file of a URI is not looked up: asking twice is the safe side.
+        if path.hasPrefix("file:") { return true }
+        return !FileManager.default.fileExists(atPath: path)
+    }
+
+    /// Ends the output redirection and closes the database.
+    func close() {
+        endRedirection()
+        database.close()
+    }
 
     init(database: Database, path: String?, settings: OutputSettings) {
         self.database = database
@@ -97,9 +133,10 @@ final class Shell {
                 guard let first = Self.firstNonBlankByte(of: line) else { continue }
                 if first == UInt8(ascii: ".") {
                     let location = namesLines ? Location(source: source, line: lineNumber) : nil
+                    if echoes { writeOutput(line + "\n") }
                     let trimmed = line.trimmingCharacters(in: .whitespaces)
                     if runDotCommand(trimmed, location: location) == .quit { return .quit }
-                    if stopsOnError && errorCount > errorsBefore { return .quit }
+                    if (stopsOnError || bails) && errorCount > errorsBefore { return .quit }
                     continue
                 }
                 bufferLine = lineNumber
@@ -109,6 +146,7 @@ final class Shell {
             switch Database.completeness(of: buffer) {
             case .complete:
                 let location = namesLines ? Location(source: source, line: bufferLine) : nil
+                if echoes { echo(buffer) }
                 if !runDumpStatement(buffer, in: &dumpLoad, location: location) {
                     runSQL(buffer, location: location)
                 }
@@ -118,11 +156,22 @@ final class Shell {
             case .incomplete:
                 continue
             }
-            if stopsOnError && errorCount > errorsBefore { return .quit }
+            if (stopsOnError || bails) && errorCount > errorsBefore { return .quit }
         }
         // An unfinished statement at the end of the input still runs, so SQLite reports what is missing.
-        if !buffer.isEmpty { runSQL(buffer, location: namesLines ? Location(source: source, line: bufferLine) : nil) }
+        if !buffer.isEmpty {
+            if echoes { echo(buffer) }
+            runSQL(buffer, location: namesLines ? Location(source: source, line: bufferLine) : nil)
+        }
         return .proceed
+    }
+
+    /// `-echo`: the SQL text as gathered, without the white space before it or the last line break.
+    private func echo(_ buffer: String) {
+        var text = Substring(buffer)
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        if text.last == "\n" { text.removeLast() }
+        writeOutput(text + "\n")
     }
 
     /// The first byte of `line` that is not a space or a tab, or `nil` for a blank line.
@@ -148,18 +197,33 @@ final class Shell {
         var printer: ResultPrinter?
         // Kept alive while its rows print, so a new statement is never mistaken for it.
         var currentStatement: Statement?
+        defer { endOnce() }
         do {
-            try database.executeScript(sql) { [settings] row in
+            let handleRow = { [settings] (row: Row) in
                 if currentStatement !== row.statement {
                     printer?.finish()
                     currentStatement = row.statement
+                    // As in sqlite3, a columnar result gives `.width` a width (0, automatic) for each column.
+                    let columnCount = row.count
+                    if settings.mode.isColumnar && self.settings.widths.count < columnCount {
+                        self.settings.widths += Array(repeating: 0, count: columnCount - self.settings.widths.count)
+                    }
                     printer = ResultPrinter(columns: row.statement.columnNames, settings: settings)
                 }
-                printer?.add(row.values)
+                printer?.add(row)
+            }
+            if parameters.isEmpty && !showsQueryPlans {
+                try database.executeScript(sql, rowHandler: handleRow)
+            } else {
+                try runStatementByStatement(sql, rowHandler: handleRow)
             }
             printer?.finish()
+            if showsChanges {
+                writeOutput("changes: \(database.changes)   total_changes: \(database.totalChanges)\n")
+            }
         } catch var error as DatabaseError {
             printer?.finish()
+            lastSQLErrorStatus = error.code.rawValue & 0xFF
             // executeScript names the failing statement: when it appears once in the input, show the caret in the
             // input's own lines, and name the line where it starts.
             var statementOffset: Int?
@@ -245,13 +309,17 @@ final class Shell {
     // MARK: - Files
 
     /// Runs the lines of the file at `path` as if typed; errors name the file and the line.
-    func read(file path: String) throws {
+    ///
+    /// - Returns: `.quit` when the file stopped at an error under `-bail`, so the caller stops too.
+    func read(file path: String) throws -> Flow {
         guard readDepth < 16 else { throw Failure(".read is nested too deeply (a file that reads itself?)") }
         let reader = try LineReader(path: path)
         readDepth += 1
         defer { readDepth -= 1 }
-        _ = run(lines: { _ in reader.nextLine() }, source: .file(path), stopsOnError: false)
+        let errorsBefore = errorCount
+        _ = run(lines: { _ in reader.nextLine() }, source: .file(path), stopsOnError: bails)
         if let failure = reader.failure { throw Failure("cannot read \(path): \(failure)") }
+        return bails && errorCount > errorsBefore ? .quit : .proceed
     }
 }
 

@@ -23,7 +23,7 @@ struct InteractiveTests {
         try shell.send("  'two' AS two\\;", "Enter")
         let table = try shell.waitFor("+-----+-----+")
         #expect(table.contains("| one | two |"))
-        #expect(table.contains("|   1 | two |"))
+        #expect(table.contains("| 1   | two |"))
 
         try shell.send("SELECT nope\\;", "Enter")
         let error = try shell.waitFor("^--- error here")

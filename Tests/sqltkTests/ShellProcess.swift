@@ -45,8 +45,9 @@ enum ShellProcess {
         return try run(executable, arguments, input: Data(input.utf8))
     }
 
-    /// Runs `executable` with `arguments`, feeding it `input` on standard input (not a terminal).
-    static func run(_ executable: URL, _ arguments: [String], input: Data) throws -> Result {
+    /// Runs `executable` with `arguments`, feeding it `input` on standard input (not a terminal), in `directory`
+    /// (the test process's own when `nil`).
+    static func run(_ executable: URL, _ arguments: [String], input: Data, directory: URL? = nil) throws -> Result {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }  // the files must outlive the process
         let inputFile = folder.url.appendingPathComponent("stdin")
@@ -58,6 +59,7 @@ enum ShellProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         process.standardInput = try FileHandle(forReadingFrom: inputFile)
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)

@@ -1,0 +1,93 @@
+import SQLiteToolkit
+
+extension Shell {
+    /// `.parameter set|unset|list|clear|init`: the values later statements bind to their parameters by name
+    /// (`:name`, `@name`, `$name`, `?NNN`); a parameter with no value set is NULL, as in the sqlite3 shell.
+    func runParameterCommand(_ arguments: [String]) throws {
+        let usage = "usage: .parameter set NAME VALUE | unset NAME | list | clear | init"
+        guard let subcommand = arguments.first else { throw Failure(usage) }
+        switch (subcommand, arguments.count) {
+        case ("set", 3):
+            parameters[arguments[1]] = try parameterValue(arguments[2])
+        case ("unset", 2):
+            parameters[arguments[1]] = nil
+        case ("list", 1):
+            let width = parameters.keys.map(\.utf8.count).max() ?? 0
+            for name in parameters.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+                let value = parameters[name] ?? .null
+                let text = try database.queryValue("SELECT quote(?)", value, as: String.self) ?? "NULL"
+                writeOutput(name + String(repeating: " ", count: max(0, width - name.utf8.count)) + " " + text + "\n")
+            }
+        case ("clear", 1), ("init", 1):
+            if subcommand == "clear" { parameters = [:] }
+        default:
+            throw Failure(usage)
+        }
+    }
+
+    /// The value `.parameter set` stores: VALUE as an SQL expression when it is one (`5`, `'text'`, `1+2`,
+    /// `x'00'`), otherwise the text as typed.
+    private func parameterValue(_ text: String) throws -> DatabaseValue {
+        do {
+            let rows = try database.query("SELECT \(text)")
+            if let row = try rows.next(), row.count == 1 { return row[0] }
+        } catch {
+            // Not an expression: the text itself, as the sqlite3 shell stores it.
+        }
+        return .text(text)
+    }
+
+    /// Runs the statements of `sql` one at a time: binding `.parameter` values and, with `.eqp on`, printing each
+    /// statement's query plan first.
+    func runStatementByStatement(_ sql: String, rowHandler: (Row) -> Void) throws {
+        for text in Self.statements(in: sql) {
+            let statement = try database.prepare(text)
+            if showsQueryPlans { try printQueryPlan(of: text) }
+            // Bound by position, parameter by parameter: each takes the value set for its name, or NULL.
+            let values = (0..<Int(statement.parameterCount)).map { index in
+                parameters[statement.handle.bindParameterName(Int32(index + 1)) ?? "?\(index + 1)"] ?? .null
+            }
+            let rows = try statement.query(arguments: StatementArguments(values))
+            while let row = try rows.next() { rowHandler(row) }
+        }
+    }
+
+    /// `.eqp on`: `QUERY PLAN` and the plan as a tree, as the sqlite3 shell draws it.
+    private func printQueryPlan(of text: String) throws {
+        let plan = try database.query("EXPLAIN QUERY PLAN \(text)").map { row in
+            (
+                id: try row.value(at: 0) as Int, parent: try row.value(at: 1) as Int,
+                detail: try row.value(at: 3) as String
+            )
+        }
+        guard !plan.isEmpty else { return }
+        var output = "QUERY PLAN\n"
+        func render(parent: Int, prefix: String) {
+            let children = plan.filter { $0.parent == parent }
+            for (index, child) in children.enumerated() {
+                let isLast = index == children.count - 1
+                output += prefix + (isLast ? "`--" : "|--") + child.detail + "\n"
+                render(parent: child.id, prefix: prefix + (isLast ? "   " : "|  "))
+            }
+        }
+        render(parent: 0, prefix: "")
+        writeOutput(output)
+    }
+
+    /// The statements of `sql`, each with its `;`: cut where the text so far is a complete statement.
+    static func statements(in sql: String) -> [String] {
+        var result: [String] = []
+        let bytes = Array(sql.utf8)
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ";") {
+            let candidate = String(decoding: bytes[start...index], as: UTF8.self)
+            if Database.completeness(of: candidate) == .complete {
+                result.append(candidate)
+                start = index + 1
+            }
+        }
+        let rest = String(decoding: bytes[start...], as: UTF8.self)
+        if Database.completeness(of: rest) != .empty { result.append(rest) }
+        return result.filter { Database.completeness(of: $0) != .empty }
+    }
+}
