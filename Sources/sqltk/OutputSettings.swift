@@ -131,9 +131,7 @@ struct OutputSettings {
         let isPlain =
             name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } ?? false
             && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-        let isKeyword = name.utf8CString.withUnsafeBufferPointer { text in
-            SQLiteLibrary.isKeyword(text.baseAddress, byteCount: Int32(clamping: text.count - 1))
-        }
+        let isKeyword = Database.isKeyword(name)
         if isPlain && !isKeyword { return name }
         return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -10,7 +10,7 @@ extension Shell {
         case ".databases":
             guard arguments.isEmpty else { throw Failure("usage: .databases") }
             for attached in try database.attachedDatabases() {
-                let state = database.handle?.readOnlyState(attached.name) == 1 ? "r/o" : "r/w"
+                let state = attached.isReadOnly ? "r/o" : "r/w"
                 writeOutput("\(attached.name): \(attached.path.isEmpty ? "\"\"" : attached.path) \(state)\n")
             }
         case ".restore":

@@ -98,14 +98,12 @@ extension Shell {
         while let row = try rows.next() {
             output.append(prefix)
             // Integers and text, most of a dump, are written from SQLite's own bytes: no `DatabaseValue`, no
-            // `String` per value (Statement.handle is the toolkit's documented way down to the C API).
-            let handle = row.statement.handle
+            // `String` per value.
             for index in 0..<columnCount {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                let column = Int32(index)
-                switch handle.columnType(column) {
-                case .integer: output.append(decimal: handle.columnInt64(column))
-                case .text: Self.appendTextLiteral(handle.columnTextNoCopy(column), to: output)
+                switch row.datatype(at: index) {
+                case .integer: output.append(decimal: try row.value(at: index, as: Int64.self))
+                case .text: try row.withUnsafeBytes(at: index) { Self.appendTextLiteral($0, to: output) }
                 default: Self.appendLiteral(row[index], to: output)
                 }
             }

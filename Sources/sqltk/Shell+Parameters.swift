@@ -45,7 +45,7 @@ extension Shell {
             if showsQueryPlans { try printQueryPlan(of: text) }
             // Bound by position, parameter by parameter: each takes the value set for its name, or NULL.
             let values = (0..<Int(statement.parameterCount)).map { index in
-                parameters[statement.handle.bindParameterName(Int32(index + 1)) ?? "?\(index + 1)"] ?? .null
+                parameters[statement.parameterName(at: index + 1) ?? "?\(index + 1)"] ?? .null
             }
             let rows = try statement.query(arguments: StatementArguments(values))
             while let row = try rows.next() { rowHandler(row) }

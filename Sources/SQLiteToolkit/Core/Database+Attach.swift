@@ -9,6 +9,8 @@ extension Database {
         public var name: String
         /// The file's absolute path; empty for an in-memory or temporary database.
         public var path: String
+        /// Whether the connection can only read it (opened read-only, or attached from a read-only file).
+        public var isReadOnly: Bool = false
     }
 
     /// Attaches the database at `path` to this connection under the schema name `schema`, so one statement can
@@ -115,8 +117,12 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://sqlite.org/pragma.html#pragma_database_list>
     public func attachedDatabases() throws -> [AttachedDatabase] {
-        try query("SELECT name, file FROM pragma_database_list ORDER BY seq").map { row in
-            AttachedDatabase(name: try row.value(at: 0), path: try row.value(at: 1, as: String?.self) ?? "")
+        let connection = try connection()
+        return try query("SELECT name, file FROM pragma_database_list ORDER BY seq").map { row in
+            let name: String = try row.value(at: 0)
+            return AttachedDatabase(
+                name: name, path: try row.value(at: 1, as: String?.self) ?? "",
+                isReadOnly: connection.readOnlyState(name) == 1)
         }
     }
 

@@ -79,6 +79,16 @@ public struct Row {
         return try body(statement.handle.columnBlobNoCopy(try statement.columnIndex(named: name)))
     }
 
+    /// The storage class of column `index` (`sqlite3_column_type`), read without converting the value: with
+    /// ``withUnsafeBytes(at:_:)`` (which gives a text column's UTF-8 bytes) and typed reads, the way through rows
+    /// that boxes no value. `.null` for an index out of range or once the database is closed.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/column_blob.html>
+    public func datatype(at index: Int) -> Datatype {
+        guard index >= 0, index < count, !statement.isFinalized else { return .null }
+        return statement.handle.columnType(Int32(index))
+    }
+
     /// The value of column `index` in its storage class; `.null` for an index out of range or once the
     /// database is closed.
     public subscript(index: Int) -> DatabaseValue {

@@ -299,6 +299,15 @@ public final class Statement {
         return index
     }
 
+    /// The name of parameter `index` (from 1, as SQLite numbers parameters) as the SQL spells it, with its prefix
+    /// (`:name`, `@name`, `$name`, `?3`); `nil` for a nameless `?`, an index out of range, or a finalized statement.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/bind_parameter_name.html>
+    public func parameterName(at index: Int) -> String? {
+        guard !isFinalized, index >= 1, index <= Int(parameterCount) else { return nil }
+        return handle.bindParameterName(Int32(index))
+    }
+
     /// The parameters' names without their prefix, read once per statement.
     @usableFromInline
     func parameterNamesWithoutPrefix() -> [String?] {

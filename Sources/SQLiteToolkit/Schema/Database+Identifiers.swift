@@ -1,6 +1,19 @@
 import SQLiteBindings
 
 extension Database {
+    /// Whether SQLite reads `word` as one of its keywords (`SELECT`, `order`, `Group`: ASCII case does not matter),
+    /// so that it must be quoted to name a table or column.
+    ///
+    /// Related SQLite documentation: <https://sqlite.org/c3ref/keyword_check.html>
+    public static func isKeyword(_ word: String) -> Bool {
+        var word = word
+        return word.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { text in
+                SQLiteLibrary.isKeyword(text.baseAddress, byteCount: Int32(clamping: text.count))
+            }
+        }
+    }
+
     /// `name` as a quoted SQL identifier: wrapped in double quotes, each double quote inside doubled.
     ///
     /// Use it when SQL text must name a table, column, index or schema that comes from a variable; values are
