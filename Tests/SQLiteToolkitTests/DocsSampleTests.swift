@@ -143,23 +143,38 @@ struct DocsSampleTests {
         }
     }
 
-    /// The blocking accesses (`try queue.read {`) of a sample that does not declare the function it runs in: a
-    /// reader pasting them into an async function would get "expression is 'async' but is not marked with
-    /// 'await'". An access is a call of a queue's, a pool's or a snapshot's access method on anything but a
-    /// `Database` (named `db` in the samples), whose methods have no async twin.
+    /// The blocking accesses (`try queue.read {`) of a sample, outside any function it declares that is not
+    /// `async`: a reader pasting them into an async function would get "expression is 'async' but is not marked
+    /// with 'await'". An access is a call of a queue's, a pool's or a snapshot's access method on anything but a
+    /// `Database` (named `db` in the samples), whose methods have no async twin. A sample that shows a blocking
+    /// function around its accesses (`@Test func t() throws {`) compiles where it stands, pasted whole.
     static func blockingAccesses(in code: [String]) -> [String] {
-        if code.contains(where: { $0.contains("func ") }) { return [] }
-        let verbs = "read|write|inDatabase|writeWithoutTransaction|barrierWrite|inTransaction|transaction|savepoint"
-        let pattern = try? NSRegularExpression(pattern: #"\btry ([A-Za-z_][\w.]*)\.("# + verbs + #")\b[^{]*\{"#)
+        let verbs = [
+            "read", "write", "inDatabase", "writeWithoutTransaction", "barrierWrite", "inTransaction", "transaction",
+            "savepoint", "inSavepoint",
+        ]
+        let pattern = try? NSRegularExpression(
+            pattern: #"\btry[?!]?\s+([A-Za-z_][\w.]*)\.("# + verbs.joined(separator: "|") + #")\b[^{]*\{"#)
         guard let pattern else { return ["(the pattern does not compile)"] }
-        return code.flatMap { line in
-            pattern.matches(in: line, range: NSRange(line.startIndex..., in: line)).compactMap { match in
-                guard let whole = Range(match.range, in: line), let receiver = Range(match.range(at: 1), in: line),
-                    line[receiver] != "db"
-                else { return nil }
-                return String(line[whole])
+        // The functions declared around the current line: the brace depth their body opens at, and whether async.
+        var functions: [(opensAt: Int, isAsync: Bool)] = []
+        var depth = 0
+        var accesses: [String] = []
+        for line in code {
+            if line.contains("func ") { functions.append((depth, line.contains(" async"))) }
+            if functions.last.map(\.isAsync) ?? true {
+                accesses += pattern.matches(in: line, range: NSRange(line.startIndex..., in: line)).compactMap {
+                    match in
+                    guard let whole = Range(match.range, in: line), let receiver = Range(match.range(at: 1), in: line),
+                        line[receiver] != "db"
+                    else { return nil }
+                    return String(line[whole])
+                }
             }
+            depth += line.filter { $0 == "{" }.count - line.filter { $0 == "}" }.count
+            while let function = functions.last, depth <= function.opensAt { functions.removeLast() }
         }
+        return accesses
     }
 
     @Test("the await check finds a blocking access, and leaves awaited ones, a Database's and declared contexts")
@@ -170,6 +185,15 @@ struct DocsSampleTests {
         #expect(Self.blockingAccesses(in: ["let n = try await snapshot.read { db in 1 }"]).isEmpty)
         #expect(Self.blockingAccesses(in: ["try db.transaction { db in", "try blob.read(into: $0, at: 0)"]).isEmpty)
         #expect(Self.blockingAccesses(in: ["@Test func t() throws {", "try queue.write { db in }", "}"]).isEmpty)
+    }
+
+    @Test("the await check finds a blocking access a sample hides behind a function, try? or inSavepoint")
+    func awaitCheckFindsHiddenAccesses() {
+        #expect(Self.blockingAccesses(in: ["try queue.inSavepoint { db in"]).count == 1)
+        #expect(Self.blockingAccesses(in: ["let n = try? pool.read { db in 1 }"]).count == 1)
+        let asyncFunction = ["func load() async throws -> Int {", "try queue.read { db in 1 }", "}"]
+        #expect(Self.blockingAccesses(in: asyncFunction).count == 1)
+        #expect(Self.blockingAccesses(in: ["func helper() {}", "try queue.write { db in }"]).count == 1)
     }
 
     @Test("the check finds a sample, its marker, and a line missing from its test")
