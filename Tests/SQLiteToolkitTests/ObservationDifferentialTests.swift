@@ -16,7 +16,7 @@ import Testing
 /// else *unexplained*. A unit is *missed* when a logged table was not delivered, and *repeated* too when it got two
 /// deliveries. The test fails on every class but imprecision, which is printed with its rate.
 ///
-/// The normal run uses `SQLTK_OBSERVATION_PROGRAMS` programs (default 40) per observer variant, from seed
+/// The normal run uses `SQLTK_OBSERVATION_PROGRAMS` programs (default 150) per observer variant, from seed
 /// `SQLTK_SEED` (default 39); program `i` uses seed `SQLTK_SEED + i`, so a failing program replays with its seed and
 /// `SQLTK_OBSERVATION_PROGRAMS=1`. `SQLTK_RELIABILITY_REPORT` prints the figures.
 @Suite("Transaction observation against an oracle of triggers")
@@ -33,7 +33,7 @@ struct ObservationDifferentialTests {
         var testDescription: String { rawValue }
     }
 
-    static let programCount = environmentInteger("SQLTK_OBSERVATION_PROGRAMS") ?? 40
+    static let programCount = environmentInteger("SQLTK_OBSERVATION_PROGRAMS") ?? 150
     static let unitsPerProgram = 12
     /// Failing programs printed in full, of each variant (`SQLTK_OBSERVATION_TRANSCRIPTS`, default 3).
     static let printedFailures = environmentInteger("SQLTK_OBSERVATION_TRANSCRIPTS") ?? 3
