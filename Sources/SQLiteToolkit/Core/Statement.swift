@@ -131,6 +131,12 @@ public final class Statement {
 
     deinit {
         if !isHandleFinalized {
+            // A statement dropped in the middle of its run (a write with `RETURNING` stepped once) ends, and in
+            // autocommit mode commits, when it is finalized: reset it first, so the observers hear that end.
+            if observation.isActive && handle.isBusy() {
+                _ = handle.reset()
+                observation.statementReset(self)
+            }
             _ = handle.finalize()
             database.forget(self)
         }

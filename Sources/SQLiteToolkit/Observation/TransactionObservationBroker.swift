@@ -288,7 +288,7 @@ final class TransactionObservationBroker {
         if run == statement.reportedRun && run > 0 { return }
         statement.reportedRun = run
         record(statement, succeeded: succeeded, on: connection)
-        finishStatement(succeeded: succeeded, on: connection)
+        finishStatement(on: connection)
     }
 
     /// ``statementEnded(_:succeeded:)`` for a statement just reset, whose success the connection's error code tells:
@@ -303,11 +303,11 @@ final class TransactionObservationBroker {
     /// reset, or by a statement run through `handle`).
     func accessEnded() {
         guard let connection else { return }
-        finishStatement(succeeded: true, on: connection)
+        finishStatement(on: connection)
     }
 
     /// Marks where the next statement's rows start, and delivers the commit the statement made, if any.
-    private func finishStatement(succeeded: Bool, on connection: ConnectionHandle) {
+    private func finishStatement(on connection: ConnectionHandle) {
         statementRowMark = rowChangeCount
         guard commitRequested else { return }
         if !connection.isAutocommit() {
@@ -316,10 +316,9 @@ final class TransactionObservationBroker {
             commitRequested = false
             return
         }
-        guard succeeded else {
-            clearTransaction()
-            return
-        }
+        // Committed, whether the statement that ended succeeded or not: an autocommit statement `OR FAIL` that failed
+        // midway commits the rows it changed before the failure. A commit that failed instead rolled back, and the
+        // rollback hook cleared `commitRequested`.
         deliver()
     }
 
@@ -351,9 +350,10 @@ final class TransactionObservationBroker {
             }
             // Only a statement that writes no table can be a savepoint's: parsed once, for those alone.
             if !statement.writesTables { followSavepoint(statement.savepointCommand) }
-        } else if connection.changes() == 0 && !changedRows {
+        } else if connection.changes() == 0 {
             // SQLite undid the failed statement's changes (its default, ABORT, sets the count to 0; FAIL keeps the
-            // rows done and their count): forget the rows the update hook reported meanwhile.
+            // rows done and their count): forget the rows the update hook reported meanwhile. The total count is no
+            // guide here: it keeps what the statement's triggers changed before SQLite undid it.
             if statementRowMark < rowChangeCount { rowChanges.removeSubrange(statementRowMark...) }
             rowChangeCount = rowChanges.count
         } else if statement.hasWatchedWrites {
