@@ -278,18 +278,21 @@ final class StressState: Sendable {
 
     /// The operations running longer than `seconds`.
     func stuck(after seconds: Double) -> [String] {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return running.withLock { running in
-            running.filter { Double(now &- $0.value.since.uptimeNanoseconds) / 1e9 > seconds }.map(\.key)
+        running.withLock { running in
+            // Read under the lock: an operation that starts after this moment cannot be counted as running for
+            // a negative time (which, unsigned, is a very long one).
+            let now = DispatchTime.now().uptimeNanoseconds
+            return running.filter { Double(now - min(now, $0.value.since.uptimeNanoseconds)) / 1e9 > seconds }
+                .map(\.key)
         }
     }
 
     /// What every actor does now, and for how long, for a failure's message.
     func inFlightDescription() -> String {
-        let now = DispatchTime.now().uptimeNanoseconds
         return running.withLock { running in
-            running.sorted { $0.key < $1.key }.map { actor, run in
-                let seconds = Double(now &- run.since.uptimeNanoseconds) / 1e9
+            let now = DispatchTime.now().uptimeNanoseconds
+            return running.sorted { $0.key < $1.key }.map { actor, run in
+                let seconds = Double(now - min(now, run.since.uptimeNanoseconds)) / 1e9
                 return "  \(actor): \(run.operation) for \(String(format: "%.1f", seconds)) s"
             }.joined(separator: "\n")
         }

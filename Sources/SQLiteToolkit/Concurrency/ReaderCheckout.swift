@@ -165,19 +165,16 @@ final class ReaderCheckout: @unchecked Sendable {
             // The read next in line may take a reader now.
             condition.broadcast()
         }
-        var timedOut = false
         while true {
             try checkOpen()
             if let cancellation, cancellation.isCancelled { throw CancellationError() }
             if line.first == ticket && waitingBarrierCount == 0, let reader = takeIdleOrNew() { return reader }
-            if timedOut {
+            if !condition.wait(until: deadline) {
                 throw DatabaseError(
                     extendedCode: .busy,
                     message: "every reader of the pool stayed busy for \(readerTimeout) s",
                     reason: .readerTimeout)
             }
-            // One more look after the deadline passed, for a reader given back as it did.
-            timedOut = !condition.wait(until: deadline)
         }
     }
 
