@@ -55,7 +55,15 @@ public final class DatabasePool: Sendable {
     let snapshots = SnapshotRegistry()
 
     let writer: SerializedDatabase
-    let readerRecipe: ConnectionRecipe
+    /// How reader connections are opened: the writer's path, configuration and set-up hook, with the readers'
+    /// own pragmas; changed only by a key change (the new key).
+    private let readerRecipeState: LockedState<ConnectionRecipe>
+    var readerRecipe: ConnectionRecipe { readerRecipeState.withLock { $0 } }
+
+    /// Changes how readers are opened from now on: after a key change, the new key.
+    func updateReaderRecipe(_ change: (inout ConnectionRecipe) -> Void) {
+        readerRecipeState.withLock { change(&$0) }
+    }
     /// Where async reads wait for a reader when none is free, one after another, off Swift's cooperative pool.
     private let readerWaitQueue = DispatchQueue(label: "SQLiteToolkit.DatabasePool.readerWait")
 
@@ -104,14 +112,15 @@ public final class DatabasePool: Sendable {
                 "a database pool needs a database file: WAL mode does not work in memory; use a DatabaseQueue",
                 reason: .inMemoryPool)
         }
-        self.readerRecipe = ConnectionRecipe(
-            path: path, configuration: configuration,
-            setUp: { db in
-                // Before the hook, so the hook can change it. Reads no page, so it may come before a `PRAGMA key`.
-                try db.execute("PRAGMA mmap_size = \(DatabasePool.readerMemoryMapSize)")
-                try setUp?(db)
-                try db.execute("PRAGMA query_only = ON")
-            })
+        self.readerRecipeState = LockedState(
+            ConnectionRecipe(
+                path: path, configuration: configuration,
+                setUp: { db in
+                    // Before the hook, so the hook can change it. Reads no page, so it may come before a `PRAGMA key`.
+                    try db.execute("PRAGMA mmap_size = \(DatabasePool.readerMemoryMapSize)")
+                    try setUp?(db)
+                    try db.execute("PRAGMA query_only = ON")
+                }))
         let checkpoints = WALCheckpointPolicy()
         let writerRecipe = ConnectionRecipe(
             path: path, configuration: configuration,

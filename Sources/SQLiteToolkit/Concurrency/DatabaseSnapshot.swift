@@ -177,6 +177,12 @@ final class SnapshotRegistry: Sendable {
         for snapshot in live { snapshot.close() }
     }
 
+    /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read).
+    func closeLive() {
+        let live = state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
+        for snapshot in live { snapshot.close() }
+    }
+
     /// Accepts new snapshots again.
     func reopen() {
         state.withLock { $0.isClosed = false }

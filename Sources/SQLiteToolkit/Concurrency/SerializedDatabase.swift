@@ -28,7 +28,8 @@ final class SerializedDatabase: @unchecked Sendable {
     private(set) var waitingCount = 0
     /// Open, closing, closed or reopening: see ``ConnectionLifecycle``.
     private let lifecycle = ConnectionLifecycle()
-    let recipe: ConnectionRecipe
+    /// How the connection is opened; changed only by a key change (the new key), under `lock`.
+    private var currentRecipe: ConnectionRecipe
     /// What errors call the owner: "database queue" or "database pool".
     let ownerName: String
     /// Runs async accesses that do not run in place one after another, off Swift's cooperative thread pool: an
@@ -43,7 +44,7 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
     /// the queue or pool that owns the connection.
     init(recipe: ConnectionRecipe, label: String, ownerName: String = "database queue") throws {
-        self.recipe = recipe
+        self.currentRecipe = recipe
         self.ownerName = ownerName
         self.database = try recipe.open()
         self.dispatchQueue = DispatchQueue(label: label)
@@ -51,6 +52,15 @@ final class SerializedDatabase: @unchecked Sendable {
 
     deinit {
         database?.close()
+    }
+
+    /// How the connection is opened, at ``reopen()`` too: the path, the configuration (with the key a key change
+    /// set last) and the set-up hook.
+    var recipe: ConnectionRecipe { lock.withLock { currentRecipe } }
+
+    /// Changes how the connection is opened from now on: after a key change, the new key.
+    func updateRecipe(_ change: (inout ConnectionRecipe) -> Void) {
+        lock.withLock { change(&currentRecipe) }
     }
 
     /// The identity of the accesses to this connection in ``ThreadAccesses``.

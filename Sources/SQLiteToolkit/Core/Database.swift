@@ -205,6 +205,9 @@ public final class Database {
     /// as ``close()`` does; the busy mode is the caller's to restore (``openConnectionAgain(busyMode:)``).
     func closeConnectionForReopen() {
         guard let old = handle else { return }
+        // The observers stay registered; their hooks go with the old handle, and reopenAfterKeyChange() installs
+        // them on the new one.
+        if observation.isActive { observation.uninstall(from: old) }
         interruptHandle.invalidate()
         handle = nil
         for statement in liveStatements.values { statement.takeUnretainedValue().retire() }

@@ -88,6 +88,8 @@ extension Database {
             mainCipher = nil
             if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
             try pending.setUp?(self)
+            // The observers carry on, on the new connection.
+            if !observation.isEmpty { observation.install(on: try connection()) }
         } catch {
             closeConnectionForReopen()
             mainCipher = pending.key == nil ? nil : pending.cipher
@@ -116,7 +118,6 @@ extension Database {
         if openCursorCount > 0 { throw refuse("its open cursors") }
         if !liveSessions.isEmpty { throw refuse("its sessions") }
         if runningCallbacks.hasTraceOrProgressHandler { throw refuse("its trace or progress handler") }
-        if observation.isActive { throw refuse("its transaction observers") }
         let schemas = try query("PRAGMA database_list").map { try $0.value(at: 1) as String }
         if schemas.contains(where: { $0 != "main" && $0 != "temp" }) { throw refuse("its attached databases") }
         if try queryValue("SELECT count(*) FROM temp.sqlite_schema", as: Int.self) != 0 {
