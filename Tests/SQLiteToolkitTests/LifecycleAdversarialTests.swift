@@ -336,6 +336,28 @@ struct LifecycleAdversarialTests {
         }
     }
 
+    // FAILS: the no-op commit that makes an empty WAL snapshot-able needs a writer that can write: a read-only pool
+    // (or a set-up hook that sets query_only) gets SQLITE_READONLY from `PRAGMA user_version = …`, an error about a
+    // write the caller never asked for.
+    @Test("a read-only pool takes a snapshot of a database whose WAL is empty")
+    func readOnlySnapshotOfEmptyWAL() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try createTableOutsideWAL(path)
+            let pool = try DatabasePool(path: path)
+            try #require(walSize(path) == 0)
+            var configuration = Database.Configuration()
+            configuration.isReadOnly = true
+            let readOnly = try DatabasePool(path: path, configuration: configuration)
+            #expect(throws: Never.self, "makeSnapshot() of a read-only pool over an empty WAL") {
+                let snapshot = try readOnly.makeSnapshot()
+                #expect(try snapshot.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 0)
+                snapshot.close()
+            }
+            readOnly.close()
+            pool.close()
+        }
+    }
+
     @Test("the commit that makes an empty WAL snapshot-able reaches no observation of the pool")
     func snapshotOfEmptyWALNotifiesNoObserver() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
