@@ -59,6 +59,35 @@ struct LifecycleAdversarialTests {
         #expect(wait(reopener.done, seconds: Self.deadlock), "reopen() whose set-up hook closes the queue hangs")
     }
 
+    // FAILS: same root cause as closeFromReaderSetUp: a read from a reader's set-up hook is not seen as re-entrant,
+    // and at the reader limit it waits for the reader its own thread holds until the reader timeout.
+    @Test("a read from a reader's set-up hook throws reentrantAccess at once")
+    func readFromReaderSetUp() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let box = Locked<DatabasePool?>(nil)
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1, readerTimeout: 1) { _ in
+                if let pool = box.current { try pool.read { _ in } }
+            }
+            box.withLock { $0 = pool }
+            let error = try #require(throws: DatabaseError.self) { try pool.read { _ in 1 } }
+            #expect(error.reason == .reentrantAccess)
+        }
+    }
+
+    // FAILS: same root cause as closeFromSetUpDuringReopen: the pool's lifecycle is `reopening` while the writer's
+    // set-up hook runs, and a close() there waits for the reopen that called the hook.
+    @Test("a pool closed from the writer's set-up hook during reopen() does not wait for that reopen")
+    func closePoolFromSetUpDuringReopen() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let box = Locked<DatabasePool?>(nil)
+            let pool = try DatabasePool(path: path) { _ in box.current?.close() }
+            pool.close()
+            box.withLock { $0 = pool }
+            let reopener = runOnThreadInBackground { try pool.reopen() }
+            #expect(wait(reopener.done, seconds: Self.deadlock), "reopen() whose set-up hook closes the pool hangs")
+        }
+    }
+
     // MARK: - A second closer
 
     // FAILS: the first close(), inside the access, leaves the connection for the access's end to close and marks the
