@@ -280,6 +280,36 @@ struct LifecycleAdversarialTests {
         }
     }
 
+    @Test("async reads at the reader limit cancelled at random moments leave no reader checked out and none in line")
+    func cancelledReaderWaitsAtRandom() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1, readerTimeout: 20)
+            for round in 0..<40 {
+                let release = try await holdReader(of: pool)
+                let reads = (0..<3).map { index in
+                    Task {
+                        try await pool.read { db in try db.queryValue("SELECT ?", round * 10 + index, as: Int.self) }
+                    }
+                }
+                for _ in 0..<(round % 5) { await Task.yield() }
+                for (index, read) in reads.enumerated() where (round + index) % 2 == 0 { read.cancel() }
+                if round % 3 == 0 { release.signal() }
+                for (index, read) in reads.enumerated() where (round + index) % 2 == 0 {
+                    // A cancelled read ends without the held reader, whether it waited in line or behind.
+                    _ = await read.result
+                }
+                release.signal()
+                for (index, read) in reads.enumerated() {
+                    switch await read.result {
+                    case .success(let value): #expect(value == round * 10 + index)
+                    case .failure(let error): #expect(error is CancellationError, "\(error)")
+                    }
+                }
+                #expect(await waitUntil { pool.readers.inUseCount == 0 && pool.readers.waitingReadCount == 0 })
+            }
+        }
+    }
+
     @Test("a read second in line at the reader limit times out at its own deadline")
     func readerTimeoutBehindAnotherWaiter() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
@@ -352,7 +382,10 @@ struct LifecycleAdversarialTests {
                 while !stop.current {
                     do {
                         let snapshot = try pool.makeSnapshot()
-                        snapshots.withLock { $0.append(snapshot) }
+                        // Half are kept, half dropped at the end of this iteration: their deinit races closeAll().
+                        if snapshots.withLock({ $0.count }) % 2 == 0 || Bool.random() {
+                            snapshots.withLock { $0.append(snapshot) }
+                        }
                         _ = try snapshot.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
                     } catch let error as DatabaseError where error.reason == .accessAfterClose {
                         // The pool or the snapshot closed meanwhile.
