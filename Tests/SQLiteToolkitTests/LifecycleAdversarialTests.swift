@@ -6,10 +6,16 @@ import Testing
 /// Interleavings of accesses, closes, reopens, set-up hooks, snapshots and cancellations chosen to break the
 /// lifecycle discipline: each is made certain by a handshake or a probe of the other side's state, with a deadline so
 /// that a deadlock fails the test instead of hanging it (the stuck thread is left behind, on a pool of its own).
-@Suite("Lifecycle, adversarial: set-up hooks, second closers, cancelled waits, snapshots", .timeLimit(.minutes(5)))
+///
+/// Serialized: several cases block their thread while they wait for another, and the async ones need a thread of
+/// Swift's cooperative pool (two on a 2-core machine) to start their tasks; run side by side under the thread
+/// sanitizer, the blocked ones kept an async case's task from starting for 20 s.
+@Suite(
+    "Lifecycle, adversarial: set-up hooks, second closers, cancelled waits, snapshots", .serialized,
+    .timeLimit(.minutes(5)))
 struct LifecycleAdversarialTests {
     /// How long a step that should return at once may take before the test calls it a deadlock.
-    static let deadlock = 10.0
+    static let deadlock = 5.0
 
     // MARK: - A second closer
 
@@ -133,7 +139,7 @@ struct LifecycleAdversarialTests {
                 let poolTask = Task { try await pool.write(insert) }
                 let queueTask = Task { try await queue.write(insert) }
                 // From before the access starts to after it ended.
-                for _ in 0..<(round % 7) { await Task.yield() }
+                for _ in 0..<(round % 20) { await Task.yield() }
                 poolTask.cancel()
                 queueTask.cancel()
                 if case .success = await poolTask.result { poolAcknowledged += 1 }
