@@ -6,9 +6,6 @@ import Testing
 /// Set-up hooks that close, reopen, read or write the queue or pool whose connection they set up: user code that runs
 /// while a read holds its new reader, or while a reopen is under way.
 extension LifecycleAdversarialTests {
-    // FAILS: a reader's set-up hook runs (in `connection(of:)`) before the read enters ThreadAccesses, so close()
-    // there counts as outside any access and waits, in ReaderCheckout.close(waitingForReads: true), for the reader
-    // its own thread holds.
     @Test("a pool closed from a reader's set-up hook does not wait for the read that opens that reader")
     func closeFromReaderSetUp() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -21,8 +18,6 @@ extension LifecycleAdversarialTests {
         }
     }
 
-    // FAILS: same root cause: a barrier write from a reader's set-up hook passes the re-entry check (the thread is
-    // not recorded as inside an access yet) and waits forever in beginBarrier() for the reader its thread holds.
     @Test("a barrier write from a reader's set-up hook throws reentrantAccess instead of waiting for itself")
     func barrierWriteFromReaderSetUp() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -40,8 +35,6 @@ extension LifecycleAdversarialTests {
         }
     }
 
-    // FAILS: reopen() runs the set-up hook while the lifecycle is `reopening`, and a close() outside any access
-    // waits in ConnectionLifecycle for the reopen under way, which is its own thread's.
     @Test("a queue closed from its set-up hook during reopen() does not wait for that reopen")
     func closeFromSetUpDuringReopen() throws {
         let box = Locked<DatabaseQueue?>(nil)
@@ -52,8 +45,6 @@ extension LifecycleAdversarialTests {
         #expect(wait(reopener.done, seconds: Self.deadlock), "reopen() whose set-up hook closes the queue hangs")
     }
 
-    // FAILS: same root cause as closeFromReaderSetUp: a read from a reader's set-up hook is not seen as re-entrant,
-    // and at the reader limit it waits for the reader its own thread holds until the reader timeout.
     @Test("a read from a reader's set-up hook throws reentrantAccess at once")
     func readFromReaderSetUp() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -67,8 +58,6 @@ extension LifecycleAdversarialTests {
         }
     }
 
-    // FAILS: same root cause as closeFromSetUpDuringReopen: the pool's lifecycle is `reopening` while the writer's
-    // set-up hook runs, and a close() there waits for the reopen that called the hook.
     @Test("a pool closed from the writer's set-up hook during reopen() does not wait for that reopen")
     func closePoolFromSetUpDuringReopen() throws {
         try TemporaryFile.withDatabasePath { path in

@@ -21,7 +21,7 @@ struct LifecycleTests {
                 try pool.read { _ in
                     inside.signal()
                     // The other close has started (the pool reads as closed) and waits for this read.
-                    while pool.isOpen { yieldThread() }
+                    _ = spinUntil { !(pool.isOpen) }
                     pool.close()
                 }
             }
@@ -47,7 +47,7 @@ struct LifecycleTests {
             let writer = runOnThreadInBackground {
                 try pool.write { db in
                     inside.signal()
-                    while pool.isOpen { yieldThread() }
+                    _ = spinUntil { !(pool.isOpen) }
                     pool.close()
                     try db.execute("CREATE TABLE t(x)")
                 }
@@ -72,8 +72,8 @@ struct LifecycleTests {
                 try pool.writeWithoutTransaction { _ in
                     pool.close()
                     closedInside.signal()
-                    // The reopen waits for this write's connection to close, at its end.
-                    while !reopenStarted.current || pool.writer.waitingAccessCount == 0 { yieldThread() }
+                    // The reopen waits for this close to end, which this write's end does.
+                    _ = spinUntil { !(!reopenStarted.current || pool.lifecycleWaitingCount == 0) }
                     pool.close()
                 }
             }
@@ -106,7 +106,7 @@ struct LifecycleTests {
         #expect(wait(inside))
         let first = runOnThreadInBackground { queue.close() }
         let second = runOnThreadInBackground { queue.close() }
-        while queue.isOpen { yieldThread() }
+        #expect(spinUntil { !(queue.isOpen) })
         release.signal()
         #expect(wait(access.done, seconds: Self.deadlock))
         #expect(wait(first.done, seconds: Self.deadlock))
@@ -134,7 +134,7 @@ struct LifecycleTests {
         let waiter = runOnThreadInBackground {
             try queue.inDatabase { db in try db.queryValue("SELECT 7", as: Int.self) }
         }
-        while queue.serialized.waitingAccessCount == 0 { yieldThread() }
+        #expect(spinUntil { !(queue.serialized.waitingAccessCount == 0) })
         // Returns at once: the queue is open.
         let reopener = runOnThreadInBackground { try queue.reopen() }
         #expect(wait(reopener.done, seconds: Self.deadlock), "reopen() of an open queue waited for an access")
@@ -158,7 +158,8 @@ struct LifecycleTests {
         }
         #expect(wait(closedInside))
         let reopener = runOnThreadInBackground { try queue.reopen() }
-        while queue.serialized.waitingAccessCount == 0 { yieldThread() }
+        // The close is under way until the access ends: the reopen waits for it.
+        #expect(spinUntil { !(queue.serialized.lifecycleWaitingCount == 0) })
         #expect(!queue.isOpen)
         release.signal()
         #expect(wait(holder.done, seconds: Self.deadlock))
@@ -180,9 +181,9 @@ struct LifecycleTests {
         }
         #expect(wait(inside))
         let waiters = (0..<3).map { _ in runOnThreadInBackground { try queue.inDatabase { _ in 1 } } }
-        while queue.serialized.waitingAccessCount < 3 { yieldThread() }
+        #expect(spinUntil { !(queue.serialized.waitingAccessCount < 3) })
         let closer = runOnThreadInBackground { queue.close() }
-        while queue.isOpen { yieldThread() }
+        #expect(spinUntil { !(queue.isOpen) })
         release.signal()
         #expect(wait(holder.done, seconds: Self.deadlock))
         #expect(wait(closer.done, seconds: Self.deadlock))
@@ -257,7 +258,7 @@ struct LifecycleTests {
                 }
             }
             #expect(wait(inside))
-            while pool.isOpen { yieldThread() }
+            #expect(spinUntil { !(pool.isOpen) })
             // The lifecycle has ended its close (which did not wait for the read it was called in), so a reopen runs.
             try pool.reopen()
             reopened.signal()
@@ -267,6 +268,18 @@ struct LifecycleTests {
             #expect(try pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } == 1)
         }
     }
+}
+
+/// Spins, yielding the thread, until `condition` holds (at most `seconds`): `false` when it never did. For the
+/// handshakes of tests that run on a thread of their own or in a synchronous test: bounded, so that a bug fails the
+/// test instead of holding a thread of the test runner forever.
+func spinUntil(seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + seconds
+    while !condition() {
+        if DispatchTime.now() >= deadline { return false }
+        yieldThread()
+    }
+    return true
 }
 
 /// A closure running on a thread of its own, with a semaphore signalled when it ends and its outcome.

@@ -20,6 +20,11 @@ final class ConnectionLifecycle: @unchecked Sendable {
 
     private let lock = Lock()
     private var state = State.open
+    /// The closes and reopens waiting for another to end, for tests that need to know one waits.
+    private var waiting = 0
+
+    /// The number of closes and reopens waiting now for a close or reopen under way.
+    var waitingCount: Int { lock.withLock { waiting } }
 
     /// Whether the connections are open: not closed, and no close or reopen is under way.
     var isOpen: Bool { lock.withLock { state == .open } }
@@ -27,9 +32,18 @@ final class ConnectionLifecycle: @unchecked Sendable {
     /// The state now, for tests and diagnostics.
     var current: State { lock.withLock { state } }
 
+    /// What a close did: closed every connection, or left some to the accesses in progress, which close them
+    /// when they end (a close inside an access).
+    enum CloseOutcome {
+        case closed
+        /// The owner calls ``finishClosing()`` once the last connection is closed; until then the state is
+        /// closing, and another close or a reopen waits for it.
+        case closing
+    }
+
     /// Closes with `perform` once, when open: waits for a close or reopen under way to end first, unless
     /// `insideAccess` (then returns at once). Closing a closed owner does nothing.
-    func close(insideAccess: Bool, _ perform: () -> Void) {
+    func close(insideAccess: Bool, _ perform: () -> CloseOutcome) {
         lock.lock()
         while true {
             switch state {
@@ -39,15 +53,14 @@ final class ConnectionLifecycle: @unchecked Sendable {
             case .open:
                 state = .closing
                 lock.unlock()
-                perform()
-                end(in: .closed)
+                if perform() == .closed { end(in: .closed) }
                 return
             case .closing, .reopening:
                 if insideAccess {
                     lock.unlock()
                     return
                 }
-                lock.wait()
+                waitOnce()
             }
         }
     }
@@ -73,9 +86,28 @@ final class ConnectionLifecycle: @unchecked Sendable {
                 end(in: .open)
                 return
             case .closing, .reopening:
-                lock.wait()
+                waitOnce()
             }
         }
+    }
+
+    /// One wait in the condition variable, counted. Called with `lock` held.
+    private func waitOnce() {
+        waiting += 1
+        lock.wait()
+        waiting -= 1
+    }
+
+    /// Ends a close that left connections to the accesses in progress (``CloseOutcome/closing``).
+    func finishClosing() {
+        end(in: .closed)
+    }
+
+    /// Waits while a close is under way.
+    func waitWhileClosing() {
+        lock.lock()
+        while state == .closing { waitOnce() }
+        lock.unlock()
     }
 
     private func end(in newState: State) {

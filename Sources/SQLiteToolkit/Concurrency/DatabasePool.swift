@@ -98,7 +98,8 @@ public final class DatabasePool: Sendable {
     ///     ``DatabaseError/Reason/inMemoryPool``: WAL needs a file that several connections share.
     ///   - configuration: the options of every connection.
     ///   - maximumReaderCount: the most reader connections open at once (at least 1); default 5.
-    ///   - readerTimeout: how long a read waits for a free reader before it throws; default 10 seconds.
+    ///   - readerTimeout: how long a read waits for a free reader before it throws, in seconds (0 or more);
+    ///     default 10 seconds.
     ///   - setUp: runs on every new connection before its first use: key, pragmas, functions, collations.
     public init(
         path: String,
@@ -107,6 +108,16 @@ public final class DatabasePool: Sendable {
         readerTimeout: TimeInterval = DatabasePool.defaultReaderTimeout,
         setUp: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
+        guard maximumReaderCount >= 1 else {
+            throw DatabaseError.misuse(
+                "a database pool needs at least one reader (maximumReaderCount is \(maximumReaderCount))",
+                reason: .invalidPoolSetting("maximumReaderCount"))
+        }
+        guard readerTimeout >= 0 else {
+            throw DatabaseError.misuse(
+                "a database pool's readerTimeout must be a number of seconds, 0 or more (it is \(readerTimeout))",
+                reason: .invalidPoolSetting("readerTimeout"))
+        }
         if DatabasePool.isInMemory(path, configuration: configuration) {
             throw DatabaseError.misuse(
                 "a database pool needs a database file: WAL mode does not work in memory; use a DatabaseQueue",
@@ -167,6 +178,9 @@ public final class DatabasePool: Sendable {
     /// Open, closing, closed or reopening, for tests.
     var lifecycleState: ConnectionLifecycle.State { lifecycle.current }
 
+    /// The number of closes and reopens waiting now for another to end, for tests.
+    var lifecycleWaitingCount: Int { lifecycle.waitingCount }
+
     /// Waits for the accesses in progress, then closes every connection, the snapshots' included (a live
     /// ``DatabaseSnapshot`` is closed: its reads throw); later accesses throw
     /// ``DatabaseError/Reason/accessAfterClose`` until ``reopen()``, and so do the reads waiting for a reader now.
@@ -181,11 +195,23 @@ public final class DatabasePool: Sendable {
     public func close() {
         let isInsideAccess = ThreadAccesses.contains(identity)
         lifecycle.close(insideAccess: isInsideAccess) {
+            // New writes throw from now on, as reads do, while the close waits for the accesses in progress.
+            writer.refuseNewAccesses()
             // Inside an access to this pool, that access's own reader cannot be given back before close() returns:
             // the readers still in use are retired when their reads end.
             for reader in readers.close(waitingForReads: !isInsideAccess) { reader.database?.close() }
             snapshots.closeAll()
             writer.close()
+            guard isInsideAccess else { return .closed }
+            // The accesses in progress, this one included, close their connections when they end: the pool is
+            // closing until then (a close or reopen from another thread waits for that), and a thread of its own
+            // marks it closed.
+            DispatchQueue(label: "SQLiteToolkit.DatabasePool.close").async {
+                self.readers.waitUntilRetired()
+                self.writer.waitUntilClosed()
+                self.lifecycle.finishClosing()
+            }
+            return .closing
         }
     }
 
@@ -252,11 +278,12 @@ public final class DatabasePool: Sendable {
         on reader: PooledReader,
         cancellation: AccessCancellation?
     ) throws -> T {
-        let database = try connection(of: reader)
         guard let list = ThreadAccesses.enter(identity) else {
             throw ThreadAccesses.reentryError("a read started", ownerName: writer.ownerName)
         }
         defer { ThreadAccesses.leave(identity, from: list) }
+        // Inside the access: a new reader's set-up hook that uses the pool is a re-entry, not another thread.
+        let database = try connection(of: reader)
         return try SerializedDatabase.run(
             { reader in
                 do {
@@ -355,7 +382,7 @@ public final class DatabasePool: Sendable {
         if barrier {
             // Before waiting for the reads: a barrier write inside a read would wait for itself.
             try writer.checkNotReentrant("a barrier write started")
-            try readers.beginBarrier()
+            try readers.beginBarrier(cancellation: cancellation)
         }
         defer { if barrier { readers.endBarrier() } }
         // The writer's access records the thread under the pool's identity, and throws on a re-entry. A closed pool

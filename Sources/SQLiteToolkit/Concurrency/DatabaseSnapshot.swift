@@ -51,20 +51,16 @@ public final class DatabaseSnapshot: @unchecked Sendable {
                 }
                 try holder.rollback()
                 // SQLite refuses a snapshot of a WAL that holds no frame (a pool just opened, or a WAL just truncated
-                // by a checkpoint), with a bare SQLITE_ERROR: the writer then commits one frame that changes nothing
-                // (the schema cookie's page, rewritten with the same user version), and the snapshot is taken again.
+                // by a checkpoint), with a bare SQLITE_ERROR: one frame that changes nothing is committed then (the
+                // header page, rewritten with the same user version), and the snapshot is taken again.
                 attempts += 1
                 guard code == .error, attempts <= 3 else {
                     throw DatabaseError(
-                        extendedCode: code == .error ? .busy : code,
-                        message: code == .error
-                            ? "the snapshot could not be taken: checkpoints kept emptying the WAL"
-                            : "the snapshot could not be taken")
+                        extendedCode: code,
+                        message: "SQLite refused the snapshot (\(code)) \(attempts) times, a frame having been "
+                            + "committed to the WAL before each new try")
                 }
-                try pool.writeWithoutTransaction { db in
-                    let version = try db.queryValue("PRAGMA user_version", as: Int.self) ?? 0
-                    try db.execute("PRAGMA user_version = \(version)")
-                }
+                try Self.commitFrameThatChangesNothing(pool: pool)
             }
         } catch {
             holder.close()
@@ -81,6 +77,23 @@ public final class DatabaseSnapshot: @unchecked Sendable {
 
     deinit {
         close()
+    }
+
+    /// Commits one WAL frame that changes nothing, on a connection of its own (the pool's writer may be the caller's
+    /// own access, or busy), so that SQLite can take a snapshot of the WAL.
+    private static func commitFrameThatChangesNothing(pool: DatabasePool) throws {
+        do {
+            let connection = try pool.writer.recipe.open()
+            defer { connection.close() }
+            let version = try connection.queryValue("PRAGMA user_version", as: Int.self) ?? 0
+            try connection.execute("PRAGMA user_version = \(version)")
+        } catch let error as DatabaseError {
+            throw DatabaseError(
+                extendedCode: error.extendedCode,
+                message: "SQLite takes no snapshot of a WAL that holds no frame (a pool just opened, or a WAL just "
+                    + "truncated), and the frame that changes nothing and would allow one could not be committed: "
+                    + error.message + "; make the snapshot after a write")
+        }
     }
 
     /// Whether the snapshot can still be read (``close()`` was not called).
@@ -194,9 +207,10 @@ extension DatabasePool {
     ///
     /// - Throws: ``DatabaseError/Reason/accessAfterClose`` once the pool is closed; the error of opening the
     ///   snapshot's connection (with the pool's configuration and set-up hook). SQLite cannot take a snapshot of a
-    ///   WAL that holds no frame (the pool was just opened, or a checkpoint truncated the WAL): the writer then
-    ///   commits one frame that changes nothing, so on such a pool the call also throws what a write would
-    ///   (``DatabaseError/Reason/reentrantAccess`` inside an access to the pool, a busy writer's time-out).
+    ///   WAL that holds no frame (the pool was just opened, or a checkpoint truncated the WAL): a connection of its
+    ///   own then commits one frame that changes nothing, so on such a pool the call also throws what that write
+    ///   would: `SQLITE_READONLY` for a read-only pool, `SQLITE_BUSY` after the busy timeout inside a write of the
+    ///   pool; the message says why the snapshot needed a write.
     public func makeSnapshot() throws -> DatabaseSnapshot {
         try DatabaseSnapshot(pool: self)
     }

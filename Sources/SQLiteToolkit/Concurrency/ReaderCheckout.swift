@@ -232,8 +232,9 @@ final class ReaderCheckout: @unchecked Sendable {
 
     /// Waits for the reads in progress and keeps new reads waiting, until ``endBarrier()``.
     ///
-    /// - Throws: ``DatabaseError/Reason/accessAfterClose`` when the pool is closed.
-    func beginBarrier() throws {
+    /// - Throws: ``DatabaseError/Reason/accessAfterClose`` when the pool is closed; `CancellationError` when the
+    ///   task of `cancellation` is cancelled while the barrier waits (it then keeps no read waiting).
+    func beginBarrier(cancellation: AccessCancellation? = nil) throws {
         condition.lock()
         defer { condition.unlock() }
         try checkOpen()
@@ -241,7 +242,29 @@ final class ReaderCheckout: @unchecked Sendable {
         waitingBarrierCount += 1
         updateSlowPath()
         waiterCount.add(1)
-        while retiringCount > 0 || readers.contains(where: { $0.isInUse }) { condition.wait() }
+        cancellation?.waitingBegins(on: condition)
+        defer {
+            cancellation?.waitingEnds()
+            waiterCount.add(-1)
+        }
+        while retiringCount > 0 || readers.contains(where: { $0.isInUse }) {
+            if let cancellation, cancellation.isCancelled {
+                waitingBarrierCount -= 1
+                updateSlowPath()
+                condition.broadcast()
+                throw CancellationError()
+            }
+            condition.wait()
+        }
+    }
+
+    /// Waits until the reads that a close marked retiring have ended.
+    func waitUntilRetired() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard retiringCount > 0 else { return }
+        waiterCount.add(1)
+        while retiringCount > 0 { condition.wait() }
         waiterCount.add(-1)
     }
 

@@ -72,6 +72,9 @@ final class SerializedDatabase: @unchecked Sendable {
     /// Open, closing, closed or reopening, for tests.
     var lifecycleState: ConnectionLifecycle.State { lifecycle.current }
 
+    /// The number of closes and reopens waiting now for another to end, for tests.
+    var lifecycleWaitingCount: Int { lifecycle.waitingCount }
+
     /// The number of accesses waiting for the connection now.
     var waitingAccessCount: Int { lock.withLock { waitingCount } }
 
@@ -140,7 +143,10 @@ final class SerializedDatabase: @unchecked Sendable {
         }
         if waitingCount > 0 { lock.broadcast() }
         lock.unlock()
-        closing?.close()
+        if let closing {
+            closing.close()
+            lifecycle.finishClosing()
+        }
     }
 
     /// Runs `body` with the connection, alone, in a transaction of `kind` when it is not `nil`; ends it as
@@ -231,10 +237,11 @@ final class SerializedDatabase: @unchecked Sendable {
             lock.lock()
             acceptsAccesses = false
             lock.broadcast()
-            if isInsideAccess && isBusy {
-                closesWhenAccessEnds = database != nil
+            if isInsideAccess && isBusy && database != nil {
+                // The access in progress closes the connection when it ends (checkIn()), and ends the close.
+                closesWhenAccessEnds = true
                 lock.unlock()
-                return
+                return .closing
             }
             if isBusy {
                 waitingCount += 1
@@ -246,7 +253,22 @@ final class SerializedDatabase: @unchecked Sendable {
             lock.unlock()
             // Outside the lock, as in checkIn().
             closing?.close()
+            return .closed
         }
+    }
+
+    /// Refuses new accesses (they throw ``DatabaseError/Reason/accessAfterClose``) until ``reopen()``, while the
+    /// one in progress, if any, runs on: the start of a pool's close, which waits for its reads first.
+    func refuseNewAccesses() {
+        lock.withLock {
+            acceptsAccesses = false
+            lock.broadcast()
+        }
+    }
+
+    /// Waits until a close under way (one left to the access in progress) has closed the connection.
+    func waitUntilClosed() {
+        lifecycle.waitWhileClosing()
     }
 
     /// Opens the connection again with the same recipe; does nothing when it is open. The recipe (and its set-up
@@ -262,7 +284,19 @@ final class SerializedDatabase: @unchecked Sendable {
                     waitingCount -= 1
                 }
             }
-            let reopened = try recipe.open()
+            // The set-up hook runs as inside an access: a close there does not wait for this reopen, and an access
+            // or a reopen there throws the re-entry error.
+            guard let list = ThreadAccesses.enter(identity) else {
+                throw ThreadAccesses.reentryError("reopen()", ownerName: ownerName)
+            }
+            let reopened: Database
+            do {
+                reopened = try recipe.open()
+            } catch {
+                ThreadAccesses.leave(identity, from: list)
+                throw error
+            }
+            ThreadAccesses.leave(identity, from: list)
             lock.withLock {
                 database = reopened
                 acceptsAccesses = true

@@ -274,6 +274,9 @@ extension DatabaseError {
         case walModeUnavailable
         /// Every reader of a ``DatabasePool`` stayed busy until the reader timeout.
         case readerTimeout
+        /// A ``DatabasePool`` setting it cannot honour, by name: `maximumReaderCount` below 1, a `readerTimeout`
+        /// that is negative or not a number.
+        case invalidPoolSetting(String)
         /// The write gate (``Database/Configuration/usesWriteGate``) stayed closed for the whole busy timeout.
         case writeGateTimeout
         /// An access returned with a transaction still open: it was rolled back.
