@@ -239,4 +239,21 @@ struct EncryptionTests {
             #expect(throws: (any Error).self) { try Database.isPlainDatabase(atPath: path + ".missing") }
         }
     }
+
+    /// A file whose first 32 bytes are plain (SQLCipher's plaintext header) and the rest encrypted passed as plain
+    /// whenever its encrypted byte 100 happened to be 13 or 5: 2 files in 256.
+    @Test("a plaintext header over encrypted bytes is not a plain database, whatever byte 100 holds", arguments: [5, 13])
+    func plaintextHeaderWithLuckyByte(pageType: UInt8) throws {
+        try TemporaryFile.withDatabasePath { path in
+            var random = SeededRandom(seed: 42)
+            var header = Array("SQLite format 3\u{0}".utf8)
+            header += [0x10, 0x00, 0x01, 0x01, 0x00, 64, 32, 32]
+            while header.count < 100 { header.append(UInt8.random(in: 1...255, using: &random)) }
+            header.append(pageType)
+            for _ in 0..<4000 { header.append(UInt8.random(in: 0...255, using: &random)) }
+            _ = FileManager.default.createFile(atPath: path, contents: Data(header))
+            let isPlain = try Database.isPlainDatabase(atPath: path)
+            #expect(!isPlain)
+        }
+    }
 }

@@ -23,9 +23,13 @@ extension Database {
     /// Whether `bytes`, the start of a file, are those of a plain database.
     static func isPlainHeader(_ bytes: [UInt8]) -> Bool {
         guard bytes.count == 101, bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) else { return false }
-        // Bytes 21...23 are fixed by the format (payload fractions 64, 32, 32); byte 100 starts page 1's b-tree
-        // header, which is a table b-tree page (leaf 13 or interior 5) in every plain database.
+        // Bytes 21...23 are fixed by the format (payload fractions 64, 32, 32); bytes 72...91 are reserved and
+        // zero; byte 100 starts page 1's b-tree header, which is a table b-tree page (leaf 13 or interior 5) in every
+        // plain database. A file that keeps only its first 32 bytes plain (SQLCipher's plaintext header) passes the
+        // first checks; its bytes 72...91 are encrypted, so all twenty are zero once in 2^160 files, where byte 100
+        // alone was 13 or 5 in 2 files of 256.
         guard bytes[21] == 64, bytes[22] == 32, bytes[23] == 32 else { return false }
+        guard bytes[72..<92].allSatisfy({ $0 == 0 }) else { return false }
         return bytes[100] == 13 || bytes[100] == 5
     }
 }
