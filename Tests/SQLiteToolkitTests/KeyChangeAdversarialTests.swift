@@ -49,8 +49,8 @@ struct KeyChangeAdversarialTests {
 
     // MARK: - Keys in errors
 
-    // FAILS: VACUUM INTO attaches the URI `file:...?hexkey=<key>`, and SQLite's ATTACH error is "unable to open
-    //  database: <that URI>": the key's hex is in the message (export and every key change share writeCopy).
+    // Fixed: VACUUM INTO attaches the URI `file:...?hexkey=<key>`, and SQLite's ATTACH error is "unable to open
+    //  database: <that URI>": the key's hex was in the message (export and every key change share writeCopy).
     @Test("export(to:key:) into a missing directory: the error does not show the key")
     func exportErrorHidesKey() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -58,18 +58,12 @@ struct KeyChangeAdversarialTests {
             try db.execute("CREATE TABLE t(x)")
             let target = path + ".missing/copy.db"
             let error = try #require(throws: DatabaseError.self) { try db.export(to: target, key: TestKeys.raw) }
-            // FAILS: the message is "unable to open database: file:...copy.db?hexkey=78273031..." (the raw key, as the
-            // hex of its x'...' text).
-            withKnownIssue("the key's hex is in the message of the ATTACH that VACUUM INTO runs") {
-                #expect(!Self.reveals(error, Self.rawHex), "\(error)")
-            }
+            #expect(!Self.reveals(error, Self.rawHex), "\(error)")
             let passphraseError = try #require(throws: DatabaseError.self) {
                 try db.export(to: target, key: .passphrase("hunter2"))
             }
             let passphraseHex = Array("hunter2".utf8).map { String(format: "%02x", $0) }.joined()
-            withKnownIssue("the passphrase's hex is in the message too") {
-                #expect(!Self.reveals(passphraseError, passphraseHex), "\(passphraseError)")
-            }
+            #expect(!Self.reveals(passphraseError, passphraseHex), "\(passphraseError)")
         }
     }
 
@@ -81,10 +75,7 @@ struct KeyChangeAdversarialTests {
             try Self.makeEncrypted(path)
             let db = try openEncrypted(path, key: TestKeys.raw)
             let error = try #require(throws: DatabaseError.self) { try db.changeKey(to: TestKeys.otherRaw) }
-            // FAILS: "unable to open database: file:/...x.db-sqltk-rekey?hexkey=7827303030...": the new key.
-            withKnownIssue("the new key's hex is in the message of the ATTACH that VACUUM INTO runs") {
-                #expect(!Self.reveals(error, Self.otherRawHex), "\(error)")
-            }
+            #expect(!Self.reveals(error, Self.otherRawHex), "\(error)")
             #expect(error.reason != .keyChangedButReopenFailed && error.reason != .keyChangedButNotDurable)
             // Before the commit point: old key, usable connection, no leftover.
             #expect(db.isOpen)
@@ -183,8 +174,7 @@ struct KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: AtomicFileReplacement.discard() is FileManager.removeItem, which removes a directory recursively: a
-    //  key change deletes <path>-sqltk-rekey/ and everything in it
+    // Fixed: AtomicFileReplacement.discard() was FileManager.removeItem, which removes a directory recursively.
     @Test("a directory named like the copy is not deleted with its contents")
     func directoryNamedLikeCopySurvives() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -195,9 +185,7 @@ struct KeyChangeAdversarialTests {
             #expect(FileManager.default.createFile(atPath: precious, contents: Data("keep me".utf8)))
             let db = try openEncrypted(path, key: TestKeys.raw)
             _ = try? db.changeKey(to: TestKeys.otherRaw)
-            withKnownIssue("the key change removed a directory it did not create, with its contents") {
-                #expect(FileManager.default.fileExists(atPath: precious))
-            }
+            #expect(FileManager.default.fileExists(atPath: precious))
             #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
         }
     }
@@ -250,9 +238,8 @@ struct KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: a connection opened with isReadOnly (SQLITE_OPEN_READONLY) changes the file's key: VACUUM INTO reads
-    //  main and writes the copy through a new attachment, and the rename is a plain rename(2); nothing checks
-    //  sqlite3_db_readonly. The connection's owner asked it never to write the database.
+    // Fixed: a connection opened with isReadOnly (SQLITE_OPEN_READONLY) changed the file's key: nothing checked
+    //  sqlite3_db_readonly.
     @Test("a read-only connection cannot change the key: refused before the commit point, the file unchanged")
     func readOnlyConnection() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -274,10 +261,8 @@ struct KeyChangeAdversarialTests {
             db.close()
             #expect(!FileManager.default.fileExists(atPath: path + "-sqltk-rekey"))
             let fileIsPlain = try Database.isPlainDatabase(atPath: path)
-            withKnownIssue("the read-only connection decrypted the file") {
-                #expect(refusal != nil)
-                #expect(!fileIsPlain)
-            }
+            #expect(refusal?.reason == .keyChangeOnReadOnlyConnection)
+            #expect(!fileIsPlain)
         }
     }
 

@@ -240,6 +240,9 @@ extension DatabaseError {
         /// cursors, sessions, attached databases, temporary tables, custom functions or collations, a trace or
         /// progress handler). Nothing changed.
         case keyChangeLosesConnectionState
+        /// A key change, an encryption or a decryption on a connection opened read-only
+        /// (``Database/Configuration/isReadOnly``, or a read-only file): it would rewrite the file. Nothing changed.
+        case keyChangeOnReadOnlyConnection
         /// A key change of a database file committed (the rewritten file replaced the original, so the new key, or
         /// no key after ``Database/decrypt()``, is now the database's key), but reopening the connection on it
         /// failed. The connection reopens with the new key on its next access; until then ``Database/isOpen`` is

@@ -44,7 +44,15 @@ enum PlatformFileReplacement {
         static func rename(_ source: String, to destination: String, operation: String) throws {
             throw unsupported(operation)
         }
+
+        /// Nothing to remove: no replacement is ever created on Windows.
+        static func removeFile(atPath path: String) {}
     #else
+        /// Removes the file `path` if it is one (`unlink(2)`): never a directory, nor what a directory holds.
+        static func removeFile(atPath path: String) {
+            _ = unlink(path)
+        }
+
         /// Creates the empty file `path`, which must not exist, with the mode, owner and group (where this process
         /// may set them) and the extended attributes of the file `original`, and on Apple platforms its
         /// data-protection class: the replacement starts with the original's metadata, so the data written into

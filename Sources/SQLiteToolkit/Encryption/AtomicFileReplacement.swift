@@ -67,7 +67,9 @@ struct AtomicFileReplacement {
 
     /// Removes the replacement, if any.
     func discard() {
-        try? FileManager.default.removeItem(atPath: replacementPath)
+        // A file only: a directory of that name, which this replacement never made, stays with what it holds (the
+        // replacement's exclusive create then fails, before anything changed).
+        PlatformFileReplacement.removeFile(atPath: replacementPath)
     }
 
     /// The folder holding the file at `path`: what is before its last separator, `/` for a file at the root, `.`

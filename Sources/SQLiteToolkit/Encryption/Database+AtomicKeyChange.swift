@@ -30,6 +30,11 @@ extension Database {
         path: String, key: DatabaseKey?, cipher: Cipher, operation: String, setUp: SetUpHook? = nil
     ) throws {
         try checkNoTransaction()
+        if try connection().readOnlyState("main") == 1 {
+            throw DatabaseError.misuse(
+                "\(operation) rewrites the database file, and this connection was opened read-only; nothing changed",
+                reason: .keyChangeOnReadOnlyConnection)
+        }
         try checkReopenable(operation: operation, rerunsSetUp: setUp != nil)
         if let key { try checkRawKey(key, cipher: cipher) }
         let replacement = AtomicFileReplacement(replacing: path)

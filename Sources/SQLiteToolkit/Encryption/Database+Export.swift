@@ -67,7 +67,27 @@ extension Database {
                 return write(UnsafeRawBufferPointer(uri))
             }
         }()
-        guard runCode == .done else { throw error(runCode, sql: sql) }
+        guard runCode == .done else {
+            // SQLite's message may quote the copy's URI, key and all ("unable to open database: file:…?hexkey=…"):
+            // the message names the file without it.
+            var failure = error(runCode, sql: sql)
+            failure.message = Self.hidingURIKeys(in: failure.message)
+            throw failure
+        }
+    }
+
+    /// `text` without the `hexkey=` parameter of any URI in it (the parameter and its value are left out).
+    static func hidingURIKeys(in text: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: "hexkey=") {
+            var kept = rest[..<range.lowerBound]
+            // The `?` or `&` that starts the parameter goes with it.
+            if let last = kept.last, last == "?" || last == "&" { kept = kept.dropLast() }
+            result += kept
+            rest = rest[range.upperBound...].drop { $0.isHexDigit }
+        }
+        return result + rest
     }
 
     /// `path` with every byte a URI path cannot hold as is written `%XX`.
