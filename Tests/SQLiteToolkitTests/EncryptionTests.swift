@@ -242,7 +242,8 @@ struct EncryptionTests {
 
     /// A file whose first 32 bytes are plain (SQLCipher's plaintext header) and the rest encrypted passed as plain
     /// whenever its encrypted byte 100 happened to be 13 or 5: 2 files in 256.
-    @Test("a plaintext header over encrypted bytes is not a plain database, whatever byte 100 holds", arguments: [5, 13])
+    @Test(
+        "a plaintext header over encrypted bytes is not a plain database, whatever byte 100 holds", arguments: [5, 13])
     func plaintextHeaderWithLuckyByte(pageType: UInt8) throws {
         try TemporaryFile.withDatabasePath { path in
             var random = SeededRandom(seed: 42)
