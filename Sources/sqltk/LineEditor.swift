@@ -354,12 +354,10 @@ final class LineEditor {
     static func isRecorded(_ line: String) -> Bool {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return false }
-        let lowered = trimmed.lowercased()
-        if lowered.hasPrefix(".rekey") || lowered.hasPrefix(".encrypt") { return false }
-        let compact = lowered.filter { !$0.isWhitespace }
-        return !["pragmakey", "pragmarekey", "pragmahexkey", "pragmahexrekey", "pragmatextkey"].contains {
-            compact.contains($0)
-        }
+        // Any line that mentions a key may hold one: `.open --key`, `.rekey`, `PRAGMA main.key = '…'`,
+        // `ATTACH … KEY '…'`, a `file:…?hexkey=` URI. Leaving them all out of the history costs a few lines that
+        // only name a key (a table called `keys`); writing one key to the file would cost the key.
+        return !trimmed.lowercased().contains("key")
     }
 
     private func addToHistory(_ line: String) {

@@ -119,14 +119,15 @@ func cancelOnceStarted<T: Sendable>(_ task: Task<T, any Error>, _ started: Locke
 }
 
 /// Runs a blocking access on a thread of its own, holding its connection until the returned semaphore is signalled
-/// (at most 20 s); returns once the access runs. `access` runs the access and calls its argument inside it.
+/// (at most 60 s: long enough for a loaded machine that stalls the process for seconds at a time); returns once the
+/// access runs. `access` runs the access and calls its argument inside it.
 func holdAccess(_ access: @escaping @Sendable (_ inside: () -> Void) throws -> Void) async throws -> DispatchSemaphore {
     let inside = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     Thread {
         try? access {
             inside.signal()
-            _ = release.wait(timeout: .now() + 20)
+            _ = release.wait(timeout: .now() + 60)
         }
     }.start()
     try await waitOffCooperativePool(inside)
