@@ -128,7 +128,7 @@ struct QueuePoolKeyChangeTests {
             let release = try await holdReader(of: pool)
             let change = runOnThreadInBackground { try pool.changeKey(to: Self.newKey) }
             // The change waits: it stands as a barrier, and the read keeps its reader.
-            while pool.readers.inUseCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+            #expect(await waitUntil { pool.readers.inUseCount > 0 })
             try await Task.sleep(nanoseconds: 20_000_000)
             #expect(change.result() == nil)
             release.signal()

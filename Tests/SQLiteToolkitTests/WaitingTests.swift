@@ -45,7 +45,7 @@ struct WaitingTests {
             for index in 0..<4 {
                 waiters.append(runOnThreadInBackground { try pool.read { _ in order.withLock { $0.append(index) } } })
                 // The next read arrives once this one stands in line.
-                while pool.readers.waitingReadCount < index + 1 { try await Task.sleep(nanoseconds: 1_000_000) }
+                #expect(await waitUntil { pool.readers.waitingReadCount >= index + 1 })
             }
             release.signal()
             for waiter in waiters { #expect(wait(waiter.done)) }
@@ -62,7 +62,7 @@ struct WaitingTests {
             // Two waiting reads: the first waits in the pool's line, the second behind it on the dispatch queue where
             // reads wait for a reader. Cancelling either ends its wait while the reader is still held.
             let first = Task { try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) } }
-            while pool.readers.waitingReadCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+            #expect(await waitUntil { pool.readers.waitingReadCount > 0 })
             let second = Task { try await pool.read { db in try db.queryValue("SELECT 2", as: Int.self) } }
             try await Task.sleep(nanoseconds: 10_000_000)
             for task in [second, first] {
@@ -76,7 +76,7 @@ struct WaitingTests {
             #expect(pool.readers.inUseCount == 1)
             released.withLock { $0 = true }
             release.signal()
-            while pool.readers.inUseCount > 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+            #expect(await waitUntil { pool.readers.inUseCount == 0 })
             #expect(try await pool.read { db in try db.queryValue("SELECT 3", as: Int.self) } == 3)
             #expect(pool.readers.inUseCount == 0)
         }
@@ -90,7 +90,7 @@ struct WaitingTests {
         let released = Locked(false)
         // The first waits for the connection on the queue's dispatch queue; the second waits behind it there.
         let first = Task { try await queue.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
-        while queue.serialized.waitingAccessCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(await waitUntil { queue.serialized.waitingAccessCount > 0 })
         let second = Task { try await queue.write { db in try db.execute("INSERT INTO t VALUES (2)") } }
         try await Task.sleep(nanoseconds: 10_000_000)
         for task in [second, first] {
@@ -112,7 +112,7 @@ struct WaitingTests {
             try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
             let release = try await holdAccess { inside in try pool.writeWithoutTransaction { _ in inside() } }
             let write = Task { try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
-            while pool.writer.waitingAccessCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+            #expect(await waitUntil { pool.writer.waitingAccessCount > 0 })
             write.cancel()
             let result = await write.result
             #expect(throws: CancellationError.self) { try result.get() }

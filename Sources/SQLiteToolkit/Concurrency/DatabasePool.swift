@@ -60,6 +60,10 @@ public final class DatabasePool: Sendable {
     private let readerRecipeState: LockedState<ConnectionRecipe>
     var readerRecipe: ConnectionRecipe { readerRecipeState.withLock { $0 } }
 
+    /// The set-up hook the pool was given, alone: for a connection of the pool's that is neither a reader nor the
+    /// writer (the one that lets a snapshot of an empty WAL be taken).
+    let userSetUp: (@Sendable (Database) throws -> Void)?
+
     /// Changes how readers are opened from now on: after a key change, the new key.
     func updateReaderRecipe(_ change: (inout ConnectionRecipe) -> Void) {
         readerRecipeState.withLock { change(&$0) }
@@ -123,6 +127,7 @@ public final class DatabasePool: Sendable {
                 "a database pool needs a database file: WAL mode does not work in memory; use a DatabaseQueue",
                 reason: .inMemoryPool)
         }
+        self.userSetUp = setUp
         self.readerRecipeState = LockedState(
             ConnectionRecipe(
                 path: path, configuration: configuration,

@@ -83,7 +83,12 @@ public final class DatabaseSnapshot: @unchecked Sendable {
     /// own access, or busy), so that SQLite can take a snapshot of the WAL.
     private static func commitFrameThatChangesNothing(pool: DatabasePool) throws {
         do {
-            let connection = try pool.writer.recipe.open()
+            // The pool's configuration (with the key a key change set last) and its own set-up hook, not the
+            // writer's recipe, whose checkpoint policy belongs to the writer alone.
+            let writerRecipe = pool.writer.recipe
+            let connection = try ConnectionRecipe(
+                path: writerRecipe.path, configuration: writerRecipe.configuration, setUp: pool.userSetUp
+            ).open()
             defer { connection.close() }
             let version = try connection.queryValue("PRAGMA user_version", as: Int.self) ?? 0
             try connection.execute("PRAGMA user_version = \(version)")
