@@ -28,27 +28,27 @@ extension DatabasePool {
         try changeKey(.changeKey(key, cipher))
     }
 
-    /// Encrypts the pool's plain database, as ``changeKey(to:cipher:)`` describes for a key change.
+    /// Encrypts the pool's plain database, as the blocking `changeKey(to:cipher:)` describes for a key change.
     public func encrypt(with key: DatabaseKey, cipher: Cipher = .default) throws {
         try changeKey(.encrypt(key, cipher))
     }
 
-    /// Decrypts the pool's encrypted database, as ``changeKey(to:cipher:)`` describes for a key change.
+    /// Decrypts the pool's encrypted database, as the blocking `changeKey(to:cipher:)` describes for a key change.
     public func decrypt() throws {
         try changeKey(.decrypt)
     }
 
-    /// ``changeKey(to:cipher:)`` for async code: runs on the writer's dispatch queue.
+    /// The blocking `changeKey(to:cipher:)` for async code: runs on the writer's dispatch queue.
     public func changeKey(to key: DatabaseKey, cipher: Cipher? = nil) async throws {
         try await changeKeyElsewhere(.changeKey(key, cipher))
     }
 
-    /// ``encrypt(with:cipher:)`` for async code: runs on the writer's dispatch queue.
+    /// The blocking `encrypt(with:cipher:)` for async code: runs on the writer's dispatch queue.
     public func encrypt(with key: DatabaseKey, cipher: Cipher = .default) async throws {
         try await changeKeyElsewhere(.encrypt(key, cipher))
     }
 
-    /// ``decrypt()`` for async code: runs on the writer's dispatch queue.
+    /// The blocking `decrypt()` for async code: runs on the writer's dispatch queue.
     public func decrypt() async throws {
         try await changeKeyElsewhere(.decrypt)
     }
