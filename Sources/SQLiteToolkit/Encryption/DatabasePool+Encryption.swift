@@ -54,11 +54,7 @@ extension DatabasePool {
     }
 
     private func changeKeyElsewhere(_ operation: KeyChangeOperation) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            writer.dispatchQueue.async {
-                continuation.resume(with: Result { try self.changeKey(operation) })
-            }
-        }
+        try await writer.runElsewhere { try self.changeKey(operation) }
     }
 
     private func changeKey(_ operation: KeyChangeOperation) throws {

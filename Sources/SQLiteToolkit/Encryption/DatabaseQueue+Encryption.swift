@@ -49,10 +49,6 @@ extension DatabaseQueue {
 
     private func changeKeyElsewhere(_ operation: KeyChangeOperation) async throws {
         let serialized = self.serialized
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            serialized.dispatchQueue.async {
-                continuation.resume(with: Result { try serialized.changeKey(operation) })
-            }
-        }
+        try await serialized.runElsewhere { try serialized.changeKey(operation) }
     }
 }

@@ -73,6 +73,14 @@ extension SerializedDatabase {
         }
     }
 
+    /// Runs `body` on ``dispatchQueue`` and waits for it without holding a thread of Swift's cooperative pool: a
+    /// key change of a queue or a pool, for async code (it copies the whole database, like a long write).
+    func runElsewhere(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            dispatchQueue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     private func commit(
         _ operation: KeyChangeOperation, cipher: Cipher?, didChange: (Database.Configuration) -> Void
     ) {
