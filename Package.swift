@@ -22,7 +22,7 @@ let package = Package(
     ],
     dependencies: [
         // The pool's read path: atomics below macOS 15 / iOS 18 (Concurrency/AtomicWord.swift says why this package).
-        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0")
     ],
     targets: [
         // SQLite3 Multiple Ciphers with every exported name prefixed `sqltk_`.
