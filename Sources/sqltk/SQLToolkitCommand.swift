@@ -98,7 +98,7 @@ enum SQLToolkitCommand {
             Prompt(shell: shell).run()
         } else {
             let reader = LineReader()
-            _ = shell.run(lines: { _ in reader.nextLine() }, source: .standardInput, stopsOnError: shell.bails)
+            _ = shell.run(lines: { _ in reader.nextLine() }, source: .standardInput, stopsOnError: false)
             if let failure = reader.failure { shell.report(Shell.Failure("cannot read standard input: \(failure)")) }
         }
         return shell.exitStatus

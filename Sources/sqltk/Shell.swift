@@ -317,7 +317,7 @@ final class Shell {
         readDepth += 1
         defer { readDepth -= 1 }
         let errorsBefore = errorCount
-        _ = run(lines: { _ in reader.nextLine() }, source: .file(path), stopsOnError: bails)
+        _ = run(lines: { _ in reader.nextLine() }, source: .file(path), stopsOnError: false)
         if let failure = reader.failure { throw Failure("cannot read \(path): \(failure)") }
         return bails && errorCount > errorsBefore ? .quit : .proceed
     }

@@ -117,11 +117,9 @@ struct AdversarialShellTests {
         try Self.expectSameAsSQLite3(["-json", ":memory:", "SELECT 1e100 AS a, 1e300 AS b"])
     }
 
-    // FAILS: standard input is run with `stopsOnError: shell.bails` taken before the first line, and the stop test
-    // is `stopsOnError || bails`, so `.bail off` cannot undo -bail: the script stops at the next error.
-    @Test(
-        ".bail off in a script undoes -bail",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    // Fixed: standard input was run with `stopsOnError: shell.bails` taken before the first line, and the stop test
+    // is `stopsOnError || bails`, so `.bail off` could not undo -bail.
+    @Test(".bail off in a script undoes -bail")
     func bailOffAfterBailOption() throws {
         try Self.expectSameAsSQLite3(["-bail", ":memory:"], input: Data(".bail off\nSELECT nope;\nSELECT 3;\n".utf8))
     }
