@@ -266,7 +266,7 @@ struct KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: releaseExclusiveAccess sets locking_mode = NORMAL whatever the connection had
+    // Fixed: releaseExclusiveAccess set locking_mode = NORMAL whatever the connection had.
     @Test("a failed key change leaves the connection's own locking_mode = EXCLUSIVE")
     func failedChangeKeepsExclusiveLocking() throws {
         try TemporaryFile.withDatabasePath { base in
@@ -277,9 +277,7 @@ struct KeyChangeAdversarialTests {
             try db.execute("PRAGMA locking_mode = EXCLUSIVE")
             #expect(throws: DatabaseError.self) { try db.changeKey(to: TestKeys.otherRaw) }
             let lockingMode = try db.queryValue("PRAGMA locking_mode", as: String.self)
-            withKnownIssue("locking_mode is normal after the failed change") {
-                #expect(lockingMode == "exclusive")
-            }
+            #expect(lockingMode == "exclusive")
         }
     }
 

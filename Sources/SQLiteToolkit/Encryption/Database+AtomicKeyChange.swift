@@ -39,7 +39,9 @@ extension Database {
         if let key { try checkRawKey(key, cipher: cipher) }
         let replacement = AtomicFileReplacement(replacing: path)
         let isWAL = try journalMode() == "wal"
-        try takeExclusiveAccess(isWAL: isWAL, operation: operation)
+        // A connection that chose exclusive locking keeps it after a change that did not happen.
+        let wasExclusive = try queryValue("PRAGMA locking_mode", as: String.self)?.lowercased() == "exclusive"
+        try takeExclusiveAccess(isWAL: isWAL, operation: operation, wasExclusive: wasExclusive)
         do {
             try replacement.prepare(operation: operation)
             try writeCopy(to: replacement.replacementPath, key: key, cipher: cipher)
@@ -47,7 +49,7 @@ extension Database {
             try replacement.commit(operation: operation)
         } catch {
             replacement.discard()
-            releaseExclusiveAccess()
+            releaseExclusiveAccess(wasExclusive: wasExclusive)
             try? applyCipher(mainCipher ?? .default, to: connection())
             throw error
         }
@@ -140,7 +142,7 @@ extension Database {
     /// Keeps every other connection out of the file until this one reopens (`locking_mode=EXCLUSIVE` and an
     /// exclusive transaction); in WAL mode, first moves every frame into the database and empties the WAL, so the
     /// file alone holds the database and a WAL left beside it can never be replayed into the new file.
-    private func takeExclusiveAccess(isWAL: Bool, operation: String) throws {
+    private func takeExclusiveAccess(isWAL: Bool, operation: String, wasExclusive: Bool) throws {
         do {
             try execute("PRAGMA locking_mode = EXCLUSIVE")
             if isWAL {
@@ -152,20 +154,22 @@ extension Database {
             try execute("BEGIN EXCLUSIVE")
             try execute("COMMIT")
         } catch let error as DatabaseError where error.code == .busy || error.code == .locked {
-            releaseExclusiveAccess()
+            releaseExclusiveAccess(wasExclusive: wasExclusive)
             throw DatabaseError(
                 extendedCode: .busy,
                 message: "\(operation) needs the only connection to the database: close the others first",
                 reason: .keyChangeNeedsSoleAccess)
         } catch {
-            releaseExclusiveAccess()
+            releaseExclusiveAccess(wasExclusive: wasExclusive)
             throw error
         }
     }
 
-    /// Lets other connections in again after a key change that did not happen.
-    private func releaseExclusiveAccess() {
+    /// Lets other connections in again after a key change that did not happen, unless the connection had chosen
+    /// exclusive locking itself (`wasExclusive`): then it keeps it.
+    private func releaseExclusiveAccess(wasExclusive: Bool) {
         if isInTransaction { try? transactionStatement(.rollback).run() }
+        if wasExclusive { return }
         try? execute("PRAGMA locking_mode = NORMAL")
         // The lock is released at the end of the next access.
         _ = try? queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self)
