@@ -13,6 +13,8 @@ extension LifecycleAdversarialTests {
             // The writer's hook runs in init, before the box holds the pool: only the readers' hooks close it.
             let pool = try DatabasePool(path: path) { _ in box.current?.close() }
             box.withLock { $0 = pool }
+            // The hook holds the box, and the box the pool: let go of it, or the two keep each other.
+            defer { box.withLock { $0 = nil } }
             let read = runOnThreadInBackground { try pool.read { _ in 1 } }
             #expect(wait(read.done, seconds: Self.deadlock), "a read whose reader's hook closed the pool hangs")
         }
@@ -26,6 +28,8 @@ extension LifecycleAdversarialTests {
                 if let pool = box.current { try pool.barrierWrite { _ in } }
             }
             box.withLock { $0 = pool }
+            // The hook holds the box, and the box the pool: let go of it, or the two keep each other.
+            defer { box.withLock { $0 = nil } }
             let read = runOnThreadInBackground { try pool.read { _ in 1 } }
             #expect(wait(read.done, seconds: Self.deadlock), "the barrier write waits for its own thread's reader")
             if let result = read.result() {
@@ -41,6 +45,8 @@ extension LifecycleAdversarialTests {
         let queue = try DatabaseQueue { _ in box.current?.close() }
         queue.close()
         box.withLock { $0 = queue }
+        // The hook holds the box, and the box the queue: let go of it, or the two keep each other.
+        defer { box.withLock { $0 = nil } }
         let reopener = runOnThreadInBackground { try queue.reopen() }
         #expect(wait(reopener.done, seconds: Self.deadlock), "reopen() whose set-up hook closes the queue hangs")
     }
@@ -53,6 +59,8 @@ extension LifecycleAdversarialTests {
                 if let pool = box.current { try pool.read { _ in } }
             }
             box.withLock { $0 = pool }
+            // The hook holds the box, and the box the pool: let go of it, or the two keep each other.
+            defer { box.withLock { $0 = nil } }
             let error = try #require(throws: DatabaseError.self) { try pool.read { _ in 1 } }
             #expect(error.reason == .reentrantAccess)
         }
@@ -65,6 +73,8 @@ extension LifecycleAdversarialTests {
             let pool = try DatabasePool(path: path) { _ in box.current?.close() }
             pool.close()
             box.withLock { $0 = pool }
+            // The hook holds the box, and the box the pool: let go of it, or the two keep each other.
+            defer { box.withLock { $0 = nil } }
             let reopener = runOnThreadInBackground { try pool.reopen() }
             #expect(wait(reopener.done, seconds: Self.deadlock), "reopen() whose set-up hook closes the pool hangs")
         }
