@@ -26,24 +26,8 @@ struct AdversarialShellTests {
         for (name, bytes) in files {
             try bytes.write(to: folder.appendingPathComponent(name))
         }
-        let streams = try TemporaryFolder()
-        let inputFile = streams.url.appendingPathComponent("stdin")
-        let outputFile = streams.url.appendingPathComponent("stdout")
-        let errorFile = streams.url.appendingPathComponent("stderr")
-        try input.write(to: inputFile)
-        try Data().write(to: outputFile)
-        try Data().write(to: errorFile)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        process.waitUntilExit()
-        let result = RawResult(status: process.terminationStatus, output: try Data(contentsOf: outputFile))
-        return (result, String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+        let raw = try ShellProcess.runRaw(executable, arguments, input: input, directory: folder)
+        return (RawResult(status: raw.status, output: raw.output), String(decoding: raw.error, as: UTF8.self))
     }
 
     /// Both shells on the same command line, input and files: the same bytes on standard output, the same status.

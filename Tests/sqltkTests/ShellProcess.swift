@@ -48,6 +48,16 @@ enum ShellProcess {
     /// Runs `executable` with `arguments`, feeding it `input` on standard input (not a terminal), in `directory`
     /// (the test process's own when `nil`).
     static func run(_ executable: URL, _ arguments: [String], input: Data, directory: URL? = nil) throws -> Result {
+        let raw = try runRaw(executable, arguments, input: input, directory: directory)
+        return Result(
+            status: raw.status, output: String(decoding: raw.output, as: UTF8.self),
+            error: String(decoding: raw.error, as: UTF8.self))
+    }
+
+    /// ``run(_:_:input:directory:)`` giving the output streams as bytes, for tests of bytes that are not UTF-8.
+    static func runRaw(
+        _ executable: URL, _ arguments: [String], input: Data, directory: URL? = nil
+    ) throws -> (status: Int32, output: Data, error: Data) {
         let folder = try TemporaryFolder()
         defer { withExtendedLifetime(folder) {} }  // the files must outlive the process
         let inputFile = folder.url.appendingPathComponent("stdin")
@@ -65,10 +75,7 @@ enum ShellProcess {
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
         process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            output: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
-            error: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+        return (process.terminationStatus, try Data(contentsOf: outputFile), try Data(contentsOf: errorFile))
     }
 }
 
