@@ -11,3 +11,22 @@
 #else
 #error "SQLite amalgamation missing: in a package that depends on SQLiteToolkit, run: swift package --allow-writing-to-package-directory --allow-network-connections all install-sqlite (in the SQLiteToolkit repository itself: sqlite-amalgamation/fetch)"
 #endif
+
+/*
+ * SQLITE_EXTRA_INIT (sqltk_options.h): called by the first sqlite3_initialize that succeeds,
+ * once, before it returns; every Database opens after it. SQLite3 Multiple Ciphers detects the
+ * CPU's features and picks its fastest AES, ChaCha20 and Poly1305 functions lazily, storing the
+ * answers in unsynchronized globals on first use; doing it all here makes every later use a
+ * read, so connections on several threads reading encrypted pages at once do not race (the
+ * thread sanitizer reported that race). AEGIS picks its functions in sqlite3mc_initialize.
+ */
+int sqltk_extra_init(const char *unused) {
+    (void)unused;
+    (void)sqltk_sqlite3mcCpuFeatures();
+    (void)aesHardwareAvailable();
+    (void)sqltk_sqlite3mcHardwareInfo();
+    (void)sqltk_sqlite3mcChaCha20HwAccelerated();
+    poly1305_pick_best();
+    poly1305_tagcmp_pick_best();
+    return SQLITE_OK;
+}

@@ -30,6 +30,12 @@
    SQLite's default on one connection. */
 #define SQLITE_TRUSTED_SCHEMA 0
 
+/* Runs once at the end of sqlite3_initialize (sqltk_amalgamation.c defines it): picks the
+   ChaCha20-Poly1305 cipher's CPU-specific functions there, before any connection exists. Left
+   to themselves they are picked on first use, by whichever threads first read an encrypted
+   page: two connections doing so at once race on the same global pointers. */
+#define SQLITE_EXTRA_INIT sqltk_extra_init
+
 #define SQLITE_LIKE_DOESNT_MATCH_BLOBS 1
 #define SQLITE_OMIT_DEPRECATED 1
 #define SQLITE_OMIT_LOAD_EXTENSION 1

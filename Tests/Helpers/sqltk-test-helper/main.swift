@@ -33,6 +33,10 @@
 //       transactions; write them from THREADS threads through one DatabasePool until killed, printing "N SECONDS"
 //       after each commit, then sleeping PAUSE microseconds; check a restored file (integrity_check, the numbers it
 //       holds, its schema objects)
+//   sqltk-test-helper cipher-first-use PATH CIPHER PASSPHRASE THREADS
+//       THREADS threads, released together, open the database at PATH encrypted with CIPHER and count its rows: the
+//       process's
+//       first encrypted reads happen on several threads at once (CipherFirstUse.swift); prints "ok THREADS ROWS"
 //
 // Later tests add their subcommands to `commands`.
 
@@ -54,6 +58,7 @@ let commands: [String: ([String]) throws -> Void] = [
     "replication-create": replicationCreate,
     "replication-write": replicationWrite,
     "replication-verify": replicationVerify,
+    "cipher-first-use": cipherFirstUse,
 ]
 
 func createCounter(_ arguments: [String]) throws {
