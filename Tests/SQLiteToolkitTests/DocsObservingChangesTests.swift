@@ -59,10 +59,11 @@ struct DocsObservingChangesTests {
         }
         var iterator = names.makeAsyncIterator()
         #expect(try await iterator.next() == [])
+        // One value at a time: the stream keeps only the newest value its consumer has not taken.
         try await pool.write { db in try db.execute("INSERT INTO player (name, score) VALUES ('Arthur', 1)") }
+        #expect(try await iterator.next() == ["Arthur"])
         try await pool.write { db in try db.execute("UPDATE player SET score = 2") }  // same names: no value
         try await pool.write { db in try db.execute("INSERT INTO player (name, score) VALUES ('Ford', 1)") }
-        #expect(try await iterator.next() == ["Arthur"])
         #expect(try await iterator.next() == ["Arthur", "Ford"])
     }
 

@@ -37,7 +37,8 @@ struct ObservedQueryTests {
             try db.execute("CREATE TABLE other (x)")
             try db.execute("INSERT INTO counter (id, value) VALUES (1, 0)")
         }
-        let stream = queue.observe(tables: ["counter"]) { db in
+        // Every value kept: the consumer may fall behind the writes, and each value is checked.
+        let stream = queue.observe(tables: ["counter"], bufferingPolicy: .unbounded) { db in
             try db.queryValue("SELECT value FROM counter", as: Int.self) ?? -1
         }
         var iterator = stream.makeAsyncIterator()
@@ -70,7 +71,7 @@ struct ObservedQueryTests {
         try await queue.write { db in
             try db.execute("CREATE TABLE player (name TEXT)")
         }
-        let stream = queue.observe(tables: ["player"], removingDuplicates: true) { db in
+        let stream = queue.observe(tables: ["player"], removingDuplicates: true, bufferingPolicy: .unbounded) { db in
             try db.queryValue("SELECT count(*) FROM player WHERE name = 'Arthur'", as: Int.self) ?? 0
         }
         var iterator = stream.makeAsyncIterator()
@@ -160,7 +161,7 @@ struct ObservedQueryTests {
         let increments = 50
         let total = writers * increments
         let observers = (0..<4).map { _ in
-            pool.observe(tables: ["counter"]) { db in
+            pool.observe(tables: ["counter"], bufferingPolicy: .unbounded) { db in
                 try db.queryValue("SELECT value FROM counter", as: Int.self) ?? -1
             }
         }

@@ -53,6 +53,8 @@ public final class DatabasePool: Sendable {
     let readers: ReaderCheckout
     /// The live snapshots, which a close closes.
     let snapshots = SnapshotRegistry()
+    /// The observed queries, as the writer sees them (Observation/PoolObservedQueries.swift).
+    let observedQueries = PoolObservedQueries()
 
     let writer: SerializedDatabase
     /// How reader connections are opened: the writer's path, configuration and set-up hook, with the readers'

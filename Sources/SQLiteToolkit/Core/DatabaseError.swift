@@ -326,5 +326,10 @@ extension DatabaseError {
         /// A changeset was applied from inside the conflict handler or filter of another apply on the same
         /// connection.
         case changesetApplyReentered
+
+        // MARK: Observation
+        /// A table a transaction observer or an observed query names is neither a table nor a view of any schema
+        /// of the connection (`main`, `temp` or an attached database's): nothing would ever be told of it.
+        case unknownTable(String)
     }
 }

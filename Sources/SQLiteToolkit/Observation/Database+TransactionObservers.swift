@@ -99,13 +99,27 @@ extension Database {
     ///     a write costs nothing per row.
     ///   - observer: the closure, released by ``removeTransactionObserver(_:)`` or when the connection closes.
     /// - Returns: the observer's identity, for ``removeTransactionObserver(_:)``.
-    /// - Throws: ``DatabaseError/Reason/connectionClosed`` on a closed connection.
+    /// - Throws: ``DatabaseError/Reason/connectionClosed`` on a closed connection;
+    ///   ``DatabaseError/Reason/unknownTable(_:)`` for a name in `tables` that is neither a table nor a view of any
+    ///   schema of the connection (a misspelled name would never be written, and the observer never told).
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/commit_hook.html>
     @discardableResult
     public func addTransactionObserver(
         tables: Set<String>? = nil,
         includingRowChanges: Bool = true,
+        _ observer: @escaping (DatabaseTransactionChanges) -> Void
+    ) throws -> TransactionObserverID {
+        if let tables { try checkTablesExist(tables) }
+        return try addTransactionObserverUnchecked(
+            tables: tables, includingRowChanges: includingRowChanges, observer)
+    }
+
+    /// ``addTransactionObserver(tables:includingRowChanges:_:)`` without checking that the tables exist: for
+    /// observers whose tables were checked when each was named, and may have been dropped since.
+    func addTransactionObserverUnchecked(
+        tables: Set<String>?,
+        includingRowChanges: Bool,
         _ observer: @escaping (DatabaseTransactionChanges) -> Void
     ) throws -> TransactionObserverID {
         let connection = try connection()

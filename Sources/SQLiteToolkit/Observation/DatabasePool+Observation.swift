@@ -2,11 +2,11 @@
 import Dispatch
 
 extension DatabasePool {
-    /// The values of `value`, a read of the database, now and again after every commit that changes one of
-    /// `tables` (any table when `nil`), as an asynchronous sequence.
+    /// The values of `value`, a read of the database, now and again after every commit that changes a table it
+    /// reads (or one of `tables`, when given), as an asynchronous sequence.
     ///
     /// ```swift
-    /// let names = pool.observe(tables: ["player"]) { db in
+    /// let names = pool.observe { db in
     ///     try db.query("SELECT name FROM player ORDER BY name").map { try $0.value(at: 0, as: String.self) }
     /// }
     /// for try await list in names {
@@ -15,76 +15,106 @@ extension DatabasePool {
     /// ```
     ///
     /// The first value is read at once. Then, after each commit of the pool's writer that changed a watched table,
-    /// the writer starts a read transaction on an idle reader before it does anything else, so that the reader sees
-    /// the database exactly as that commit left it, and hands the reader over: the query runs there, on a dispatch
-    /// queue of the observation, while the writer goes on. Every commit is seen, once, in order, and the writer is
-    /// not held for the query. When no reader is idle (all are reading, or a barrier write waits or runs), the query
-    /// runs on the writer right after the commit instead, which sees the same state.
+    /// the writer starts a read transaction on one idle reader before it does anything else, so that the reader
+    /// sees the database exactly as that commit left it, and hands it over: every observed query of the pool that
+    /// the commit concerns runs there, one after another, on a dispatch queue of the pool's observations, while the
+    /// writer goes on. A commit takes one reader at most, and never one above ``maximumReaderCount``: when no reader
+    /// is idle (all are reading, or a barrier write waits or runs), the queries run on the writer right after the
+    /// commit instead, which sees the same state. Every commit is seen, once, in order.
     ///
-    /// A commit by another process, or by a connection outside the pool, is not seen (see <doc:ObservingChanges>).
-    /// The sequence ends with the error of a read that throws, and without error when the pool closes. Cancelling
-    /// the task that iterates it, or dropping the sequence, ends the observation and releases `value`.
+    /// Without `tables`, the watched tables are those the last run read (through views and subqueries too, as
+    /// SQLite's authorizer reports them); while a run is under way on a reader, any commit makes the query run
+    /// again. A commit by another process, or by a connection outside the pool, is not seen (see
+    /// <doc:ObservingChanges>).
+    ///
+    /// The sequence ends with the error of a read that throws, with ``DatabaseError/Reason/unknownTable(_:)`` at
+    /// once when a name in `tables` is neither a table nor a view of the database, and without error when the pool
+    /// closes. Cancelling the task that iterates it, or dropping the sequence, ends the observation and releases
+    /// `value`.
     ///
     /// - Parameters:
-    ///   - tables: the tables whose changes make the query run again; `nil` for every table. Names are compared
-    ///     without regard to ASCII case.
+    ///   - tables: the tables whose changes make the query run again, compared without regard to ASCII case;
+    ///     `nil` (the default) for the tables the query reads.
+    ///   - bufferingPolicy: what the sequence keeps while its consumer is busy: by default the newest value only,
+    ///     so that a slow consumer gets the latest state rather than a backlog; `.unbounded` keeps every value.
     ///   - value: the read; it runs in a read transaction, on a reader (or the writer, as said above).
     public func observe<Value: Sendable>(
-        tables: Set<String>?,
+        tables: Set<String>? = nil,
+        bufferingPolicy: AsyncThrowingStream<Value, any Error>.Continuation.BufferingPolicy = .bufferingNewest(1),
         _ value: @escaping @Sendable (Database) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
-        startObservation(tables: tables, isDuplicate: nil, value)
+        startObservation(tables: tables, bufferingPolicy: bufferingPolicy, isDuplicate: nil, value)
     }
 
-    /// ``observe(tables:_:)``, leaving out each value equal to the one before it when `removingDuplicates` is
-    /// `true`: a commit that changed a watched table without changing the query's result yields nothing.
+    /// ``observe(tables:bufferingPolicy:_:)``, leaving out each value equal to the one before it when
+    /// `removingDuplicates` is `true`: a commit that changed a watched table without changing the query's result
+    /// yields nothing.
     public func observe<Value: Sendable & Equatable>(
-        tables: Set<String>?,
+        tables: Set<String>? = nil,
         removingDuplicates: Bool,
+        bufferingPolicy: AsyncThrowingStream<Value, any Error>.Continuation.BufferingPolicy = .bufferingNewest(1),
         _ value: @escaping @Sendable (Database) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
         let equal: @Sendable (Value, Value) -> Bool = { $0 == $1 }
-        return startObservation(tables: tables, isDuplicate: removingDuplicates ? equal : nil, value)
+        return startObservation(
+            tables: tables, bufferingPolicy: bufferingPolicy, isDuplicate: removingDuplicates ? equal : nil, value)
     }
 
     private func startObservation<Value: Sendable>(
         tables: Set<String>?,
+        bufferingPolicy: AsyncThrowingStream<Value, any Error>.Continuation.BufferingPolicy,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         _ value: @escaping @Sendable (Database) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
-        // The values are delivered here, one after another, in the order of the commits.
-        let deliveries = DispatchQueue(label: "SQLiteToolkit.DatabasePool.observation")
-        return writer.startObservation(
-            tables: tables, isDuplicate: isDuplicate,
-            first: { db, sink in
-                let first = Result { try db.transaction(.deferred) { try value($0) } }
-                deliveries.async { sink.deliver(first) }
-            },
-            // Weak: the pool owns the writer, which owns this observer.
-            afterCommit: { [weak self] db, sink in
-                self?.readAfterCommit(on: db, value, deliveries: deliveries, sink: sink)
-            })
+        let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: bufferingPolicy)
+        let query = ObservedQuery(
+            region: ObservedRegion(tables: tables), value: value,
+            sink: ObservationSink(continuation, isDuplicate: isDuplicate))
+        let entry = PoolObservationEntry(query)
+        let writer = self.writer
+        let observedQueries = self.observedQueries
+        // Weak: the stream holds this closure, and the entry holds the stream's sink.
+        continuation.onTermination = { [weak entry] _ in
+            guard let entry, entry.end() else { return }
+            writer.dispatchQueue.async {
+                _ = try? writer.access { db in observedQueries.remove(entry, on: db) }
+            }
+        }
+        // An access of its own, on the writer's dispatch queue, so that the caller never waits; the first value is
+        // read in that same access, so that no commit falls between it and the registration.
+        writer.dispatchQueue.async { [weak self] in
+            do {
+                try writer.access { db in
+                    guard let self, !entry.hasEnded else { return }
+                    if let tables { try db.checkTablesExist(tables) }
+                    let group = try self.observedQueries.add(entry, on: db, pool: self)
+                    let first = query.run(on: db, inStartedRead: false, decided: false)
+                    group.deliveries.async { query.sink.deliver(first) }
+                }
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        return stream
     }
 
-    /// Called by the writer right after a commit a query observes: starts a read transaction on an idle reader, so
-    /// that it sees this commit and no later one, and runs the query there on `deliveries`; or, with no reader idle,
-    /// runs the query on the writer now.
-    private func readAfterCommit<Value: Sendable>(
-        on writerDatabase: Database,
-        _ value: @escaping @Sendable (Database) throws -> Value,
-        deliveries: DispatchQueue,
-        sink: ObservationSink<Value>
-    ) {
+    /// Called by the writer right after a commit that concerns `due`: starts a read transaction on an idle reader,
+    /// so that it sees this commit and no later one, and runs the queries there, one after another, on
+    /// `deliveries`; or, with no reader idle, runs them on the writer now.
+    func runAfterCommit(_ due: [PoolObservationEntry], on writerDatabase: Database, deliveries: DispatchQueue) {
         if let reader = startReadForObservation() {
             deliveries.async {
-                let result = self.runStartedRead(value, on: reader)
+                self.runStartedRead(on: reader) { database in
+                    for entry in due { entry.runAndDeliver(on: database, inStartedRead: true) }
+                }
                 self.checkIn(reader)
-                sink.deliver(result)
             }
             return
         }
-        let result = Result { try writerDatabase.transaction(.deferred) { try value($0) } }
-        deliveries.async { sink.deliver(result) }
+        for entry in due {
+            let deliver = entry.run(on: writerDatabase)
+            deliveries.async(execute: deliver)
+        }
     }
 
     /// Takes an idle reader (or opens one, below the limit) without waiting and without the re-entry check of a
@@ -109,22 +139,18 @@ extension DatabasePool {
         }
     }
 
-    /// Runs `value` in the read transaction a reader started for it, then ends the transaction and the cursors
-    /// `value` left open; the calling thread counts as inside an access to the pool meanwhile.
-    private func runStartedRead<Value>(
-        _ value: (Database) throws -> Value, on reader: PooledReader
-    ) -> Result<Value, any Error> {
-        guard let database = reader.database else {
-            return .failure(DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose))
-        }
+    /// Runs `body` in the read transaction a reader started for it, then ends the transaction and the cursors
+    /// `body` left open; the calling thread counts as inside an access to the pool meanwhile. A closed pool, or a
+    /// thread already inside an access, gives `body` nothing to run on: the queries' streams end with that error.
+    private func runStartedRead(on reader: PooledReader, _ body: (Database) -> Void) {
+        guard let database = reader.database else { return }
         guard let list = ThreadAccesses.enter(identity) else {
             try? database.rollback()
-            return .failure(ThreadAccesses.reentryError("an observed query", ownerName: writer.ownerName))
+            return
         }
         defer { ThreadAccesses.leave(identity, from: list) }
-        let result = Result { try value(database) }
+        body(database)
         try? database.rollback()
         try? SerializedDatabase.finishAccess(database, bodyFailed: true)
-        return result
     }
 }

@@ -78,6 +78,14 @@ final class TransactionObservationBroker {
     /// The connection whose hooks report to this broker, set when they are installed.
     @exclusivity(unchecked) private var connection: ConnectionHandle?
 
+    /// The tables (lowercased) the statements prepared since ``beginRecordingReads(on:)`` read, and `nil` when no
+    /// recording runs: what an observed query without a table list watches.
+    @exclusivity(unchecked) private var recordedReads: Set<String>?
+    /// Commits made while observers were being told of an earlier one (an observer that wrote), told after it, in
+    /// order: each is the tables and the rows it changed.
+    @exclusivity(unchecked) private var pendingDeliveries: [(tables: Set<String>, rows: [DatabaseRowChange])] = []
+    @exclusivity(unchecked) private var isDelivering = false
+
     var isEmpty: Bool { observers.isEmpty }
 
     /// Records a row the update hook reported, when an observer wants the rows of its table.
@@ -219,9 +227,25 @@ final class TransactionObservationBroker {
         } else {
             _ = connection.updateHook(nil, nil)
         }
-        let deletesRowByRow = wantsRows
         lastTotalChanges = connection.totalChanges()
+        installAuthorizer(on: connection)
+    }
+
+    /// Sets the authorizer: it records the tables each statement may write and what it does to savepoints while
+    /// observers are registered, and the tables it reads while ``recordedReads`` records. Setting it makes SQLite
+    /// prepare every statement again before its next step, so statements prepared earlier report too.
+    private func installAuthorizer(on connection: ConnectionHandle) {
+        let deletesRowByRow = wantsRows
+        let tracksWrites = isActive
         _ = connection.setAuthorizer { [self] action, table, detail, _, _ in
+            if action == .read {
+                // `table` is the table read (a view's reads are of its tables), `detail` the column.
+                if let table, recordedReads != nil, !table.utf8.starts(with: "sqlite_".utf8) {
+                    recordedReads?.insert(table.lowercased())
+                }
+                return .ok
+            }
+            guard tracksWrites else { return .ok }
             if action == .savepoint {
                 // `table` is the operation (BEGIN, RELEASE or ROLLBACK), `detail` the savepoint's name.
                 authorizedSavepoint = SavepointCommand(operation: table, name: detail)
@@ -239,6 +263,26 @@ final class TransactionObservationBroker {
         }
     }
 
+    /// Starts recording the tables the connection's statements read: the authorizer is set again, so that every
+    /// statement, a cached one too, is prepared again before its next step and reports its reads.
+    func beginRecordingReads(on connection: ConnectionHandle) {
+        recordedReads = []
+        installAuthorizer(on: connection)
+    }
+
+    /// Stops recording and returns the tables read since ``beginRecordingReads(on:)``; the authorizer goes back to
+    /// what the observers need (none, without observers).
+    func endRecordingReads(on connection: ConnectionHandle) -> Set<String> {
+        let reads = recordedReads ?? []
+        recordedReads = nil
+        if isActive {
+            installAuthorizer(on: connection)
+        } else {
+            _ = connection.setAuthorizer(nil)
+        }
+        return reads
+    }
+
     func uninstall(from connection: ConnectionHandle) {
         connection.setCommitHook(nil)
         connection.setRollbackHook(nil)
@@ -247,6 +291,7 @@ final class TransactionObservationBroker {
         clearTransaction()
         isActive = false
         self.connection = nil
+        recordedReads = nil
     }
 
     /// Removes every observer and the hooks: the connection closes.
@@ -335,7 +380,12 @@ final class TransactionObservationBroker {
         }
         // Flags rather than the arrays on this path, which every statement takes: no reference counting.
         if statement.watchedWritesGeneration != generation {
-            statement.watchedWrites = statement.writtenTables.filter(isWatched)
+            // A view the statement writes is not a table that changes: its `INSTEAD OF` triggers write the tables,
+            // and the authorizer names those too. (`sqlite3_table_column_metadata` fails for a view; it runs once
+            // per statement and observer change, after the statement's error, if any, was read.)
+            statement.watchedWrites = statement.writtenTables.filter {
+                isWatched($0) && connection.tableColumnMetadata(schema: nil, table: $0, column: nil).code == .ok
+            }
             statement.hasWatchedWrites = !statement.watchedWrites.isEmpty
             statement.writesTables = !statement.writtenTables.isEmpty
             statement.watchedWritesGeneration = generation
@@ -382,13 +432,27 @@ final class TransactionObservationBroker {
     }
 
     /// Tells each observer what the committed transaction changed of its tables, after clearing the transaction's
-    /// record: an observer may use the connection, and commit again.
+    /// record: an observer may use the connection, and commit again. The commit an observer makes is told to every
+    /// observer after the one being told: all observers hear the commits in the order they were made.
     private func deliver() {
         var tables = Set(changedTables)
         for change in rowChanges { tables.insert(change.table) }
         let rows = rowChanges
         clearTransaction()
         guard !tables.isEmpty else { return }
+        pendingDeliveries.append((tables, rows))
+        guard !isDelivering else { return }
+        isDelivering = true
+        defer { isDelivering = false }
+        while !pendingDeliveries.isEmpty {
+            let (tables, rows) = pendingDeliveries.removeFirst()
+            tell(tables: tables, rows: rows)
+            // An observer closed the connection: the observers are gone, and so is what they have not heard.
+            if !isActive { pendingDeliveries.removeAll() }
+        }
+    }
+
+    private func tell(tables: Set<String>, rows: [DatabaseRowChange]) {
         // A copy: an observer may add or remove observers.
         for observer in observers {
             var changes = DatabaseTransactionChanges(
