@@ -90,12 +90,10 @@ struct AdversarialShellTests {
             input: Self.latin1("CREATE TABLE l(t); INSERT INTO l VALUES('caf%');\nSELECT hex(t) FROM l;\n"))
     }
 
-    // FAILS: RealFormat's `Float80(1e100)` and `Float80(0.1)` take the literals as Float80, not as the doubles
+    // Fixed: RealFormat's `Float80(1e100)` and `Float80(0.1)` take the literals as Float80, not as the doubles
     // SQLite 3.40's printf multiplies by, so from 1e100 up the 20-digit modes (quote, insert, JSON) print other
     // digits: 1.0000000000000000159e+100 where sqlite3 prints 1.0e+100, ...0525e+300 for ...0047e+300.
-    @Test(
-        "reals from 1e100 up print sqlite3 3.40's digits in quote and JSON modes",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test("reals from 1e100 up print sqlite3 3.40's digits in quote and JSON modes")
     func largeRealsInTwentyDigitModes() throws {
         try Self.expectSameAsSQLite3(["-quote", ":memory:", "SELECT 1e100, 1e300, -2.5e200"])
         try Self.expectSameAsSQLite3(["-json", ":memory:", "SELECT 1e100 AS a, 1e300 AS b"])
