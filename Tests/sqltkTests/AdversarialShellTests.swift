@@ -145,11 +145,9 @@ struct AdversarialShellTests {
             files: ["init.sql": Data(".print init\nSELECT 2;\n".utf8)])
     }
 
-    // FAILS: a bare `-` is taken as the database's file name: sqltk creates a database file named "-", runs the SQL
+    // Fixed: a bare `-` is taken as the database's file name: sqltk creates a database file named "-", runs the SQL
     // and exits 0; sqlite3 refuses it as an unknown option (status 1).
-    @Test(
-        "a bare - is refused, as sqlite3 refuses it",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test("a bare - is refused, as sqlite3 refuses it")
     func bareDash() throws {
         try Self.expectSameAsSQLite3(["-", "SELECT 1"])
     }
