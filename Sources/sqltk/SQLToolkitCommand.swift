@@ -66,7 +66,6 @@ enum SQLToolkitCommand {
             return 1
         }
         shell.bails = options.bails
-        shell.echoes = options.echoes
         defer { shell.close() }
 
         if let initFile = options.initFile {
@@ -78,6 +77,9 @@ enum SQLToolkitCommand {
             }
             if shell.bails && shell.errorCount > errorsBefore { return 1 }
         }
+        // After -init, as in sqlite3: -echo shows what the user runs, not the set-up file (whose own `.echo on`
+        // stands when -echo is not given).
+        if options.echoes { shell.echoes = true }
         for command in options.commands {
             let errorsBefore = shell.errorCount
             if shell.runArgument(command) == .quit { return shell.exitStatus }

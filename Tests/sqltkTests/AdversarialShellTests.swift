@@ -134,11 +134,9 @@ struct AdversarialShellTests {
         try Self.expectSameAsSQLite3([":memory:", "CREATE TABLE t(a)", "EXPLAIN QUERY PLAN SELECT * FROM t"])
     }
 
-    // FAILS: -echo is applied before the -init file is read, so its lines are echoed; sqlite3 reads -init before
+    // Fixed: -echo is applied before the -init file is read, so its lines are echoed; sqlite3 reads -init before
     // it applies -echo and echoes only what follows.
-    @Test(
-        "-echo does not echo the -init file",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test("-echo does not echo the -init file")
     func echoSkipsInitFile() throws {
         try Self.expectSameAsSQLite3(
             ["-init", "init.sql", "-echo", ":memory:"], input: Data("SELECT 1;\n".utf8),
