@@ -71,7 +71,7 @@ enum SQLToolkitCommand {
         if let initFile = options.initFile {
             let errorsBefore = shell.errorCount
             do {
-                if try shell.read(file: initFile) == .quit { return shell.exitStatus }
+                if try shell.read(file: initFile) != .proceed { return shell.exitStatus }
             } catch {
                 shell.report(error)
             }
@@ -82,7 +82,7 @@ enum SQLToolkitCommand {
         if options.echoes { shell.echoes = true }
         for command in options.commands {
             let errorsBefore = shell.errorCount
-            if shell.runArgument(command) == .quit { return shell.exitStatus }
+            if shell.runArgument(command) != .proceed { return shell.exitStatus }
             if shell.bails && shell.errorCount > errorsBefore { return 1 }
         }
         if !options.sql.isEmpty {
@@ -90,7 +90,7 @@ enum SQLToolkitCommand {
             // (1 for most errors, 8 for a read-only database, 19 for a constraint, ...).
             for argument in options.sql {
                 let errorsBefore = shell.errorCount
-                if shell.runArgument(argument) == .quit { break }
+                if shell.runArgument(argument) != .proceed { break }
                 if shell.errorCount > errorsBefore {
                     let isSQL = Shell.firstNonBlankByte(of: argument) != UInt8(ascii: ".")
                     return isSQL ? max(1, shell.lastSQLErrorStatus) : 1

@@ -237,11 +237,9 @@ struct AdversarialShellTests {
         try Self.expectSameAsSQLite3(setup + [".indexes"])
     }
 
-    // FAILS: .exit in a file run by .read (or by -init) ends only that file: sqltk goes on with the rest of the
+    // Fixed: .exit in a file run by .read (or by -init) ends only that file: sqltk goes on with the rest of the
     // script and the arguments (`SELECT 3` runs) and exits with the code at the end; sqlite3 exits at once.
-    @Test(
-        ".exit in a .read file ends the shell",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".exit in a .read file ends the shell")
     func exitInsideReadFile() throws {
         try Self.expectSameAsSQLite3(
             [":memory:"], input: Data(".read stop.sql\nSELECT 3;\n".utf8),
