@@ -161,11 +161,9 @@ struct AdversarialShellTests {
             files: ["header.csv": Data("a,b\n".utf8)])
     }
 
-    // FAILS: .shell's command writes into the .output file; sqlite3 runs it with the shell's own standard output,
+    // Fixed: .shell's command writes into the .output file; sqlite3 runs it with the shell's own standard output,
     // so it reaches the terminal (or pipe), not the file.
-    @Test(
-        ".shell under .output writes to standard output",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".shell under .output writes to standard output")
     func shellUnderOutput() throws {
         try Self.expectSameAsSQLite3(
             [":memory:"], input: Data(".output out.txt\n.shell echo from-the-shell\nSELECT 1;\n".utf8))
