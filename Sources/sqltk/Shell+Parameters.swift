@@ -42,19 +42,29 @@ extension Shell {
     func runStatementByStatement(_ sql: String, rowHandler: (Row) -> Void) throws {
         for text in Self.statements(in: sql) {
             let statement = try database.prepare(text)
-            if showsQueryPlans { try printQueryPlan(of: text) }
-            // Bound by position, parameter by parameter: each takes the value set for its name, or NULL.
-            let values = (0..<Int(statement.parameterCount)).map { index in
-                parameters[statement.parameterName(at: index + 1) ?? "?\(index + 1)"] ?? .null
+            if showsQueryPlans {
+                // Bound as the statement is, so a parameter does not make the plan fail.
+                let plan = try database.prepare("EXPLAIN QUERY PLAN \(text)")
+                try printQueryPlan(plan.query(arguments: arguments(for: plan)))
             }
-            let rows = try statement.query(arguments: StatementArguments(values))
+            let rows = try statement.query(arguments: arguments(for: statement))
             while let row = try rows.next() { rowHandler(row) }
         }
     }
 
-    /// `.eqp on`: `QUERY PLAN` and the plan as a tree, as the sqlite3 shell draws it.
-    private func printQueryPlan(of text: String) throws {
-        let plan = try database.query("EXPLAIN QUERY PLAN \(text)").map { row in
+    /// The values `.parameter` set for the parameters of `statement`, by position: each parameter takes the value
+    /// set for its name, or NULL.
+    private func arguments(for statement: Statement) -> StatementArguments {
+        StatementArguments(
+            (0..<Int(statement.parameterCount)).map { index in
+                parameters[statement.parameterName(at: index + 1) ?? "?\(index + 1)"] ?? .null
+            })
+    }
+
+    /// `QUERY PLAN` and the plan in `rows` (EXPLAIN QUERY PLAN's id, parent, unused and detail columns) as a
+    /// tree, as the sqlite3 shell draws it.
+    private func printQueryPlan(_ rows: Rows) throws {
+        let plan = try rows.map { row in
             (
                 id: try row.value(at: 0) as Int, parent: try row.value(at: 1) as Int,
                 detail: try row.value(at: 3) as String

@@ -106,11 +106,9 @@ struct AdversarialShellTests {
         try Self.expectSameAsSQLite3(["-bail", ":memory:"], input: Data(".bail off\nSELECT nope;\nSELECT 3;\n".utf8))
     }
 
-    // FAILS: .eqp runs "EXPLAIN QUERY PLAN <text>" with no arguments bound, so any statement with a parameter (set
+    // Fixed: .eqp runs "EXPLAIN QUERY PLAN <text>" with no arguments bound, so any statement with a parameter (set
     // by .parameter or not) fails with "the statement expects 1 arguments" and is not run.
-    @Test(
-        ".eqp on with a statement that uses a parameter",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".eqp on with a statement that uses a parameter")
     func queryPlanWithParameter() throws {
         try Self.expectSameAsSQLite3(
             [":memory:"], input: Data(".eqp on\n.parameter set :x 1\nSELECT :x;\nSELECT :y;\n".utf8))
