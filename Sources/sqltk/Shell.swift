@@ -218,10 +218,14 @@ final class Shell {
                 }
                 printer?.add(row)
             }
-            if parameters.isEmpty && !showsQueryPlans {
+            if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
                 try database.executeScript(sql, rowHandler: handleRow)
             } else {
-                try runStatementByStatement(sql, rowHandler: handleRow)
+                try runStatementByStatement(sql, rowHandler: handleRow) {
+                    printer?.finish()
+                    printer = nil
+                    currentStatement = nil
+                }
             }
             printer?.finish()
             if showsChanges {

@@ -114,20 +114,16 @@ struct AdversarialShellTests {
             [":memory:"], input: Data(".eqp on\n.parameter set :x 1\nSELECT :x;\nSELECT :y;\n".utf8))
     }
 
-    // FAILS: .eqp prefixes the statement with EXPLAIN QUERY PLAN even when it is already an EXPLAIN, which is a
+    // Fixed: .eqp prefixes the statement with EXPLAIN QUERY PLAN even when it is already an EXPLAIN, which is a
     // syntax error ("EXPLAIN QUERY PLAN EXPLAIN QUERY PLAN SELECT 1").
-    @Test(
-        ".eqp on with an EXPLAIN QUERY PLAN statement",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".eqp on with an EXPLAIN QUERY PLAN statement")
     func queryPlanOfExplain() throws {
         try Self.expectSameAsSQLite3([":memory:"], input: Data(".eqp on\nEXPLAIN QUERY PLAN SELECT 1;\n".utf8))
     }
 
-    // FAILS: an EXPLAIN QUERY PLAN statement prints its raw rows (`2|0|216|SCAN t`); the sqlite3 shell always draws
+    // Fixed: an EXPLAIN QUERY PLAN statement prints its raw rows (`2|0|216|SCAN t`); the sqlite3 shell always draws
     // it as the QUERY PLAN tree, as .eqp does (and EXPLAIN in its own columns).
-    @Test(
-        "EXPLAIN QUERY PLAN prints the plan as a tree",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test("EXPLAIN QUERY PLAN prints the plan as a tree")
     func explainQueryPlanTree() throws {
         try Self.expectSameAsSQLite3([":memory:", "CREATE TABLE t(a)", "EXPLAIN QUERY PLAN SELECT * FROM t"])
     }
