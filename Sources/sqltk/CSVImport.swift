@@ -11,21 +11,22 @@ enum CSVImport {
     }
 
     /// Writes `records` into `table` of `schema`, in one transaction of `database` (all or nothing), as the sqlite3
-    /// shell's `.import` does: a missing table is created with the columns the first record names (typed TEXT)
-    /// and receives the other records; an existing table receives every record, in column order. Every record
-    /// must have as many fields as the table has columns (sqlite3 pads or cuts a record and goes on; a silent
-    /// NULL or a lost value is refused here). `progress` gets the rows written and the rows to write after each
-    /// row. Does nothing without records.
+    /// shell's `.import` does: a missing table is created in `schema` (main without one) with the columns the first
+    /// record names (typed TEXT) and receives the other records; an existing table receives every record, in column
+    /// order. Without `schema`, the table is found as SQL finds a name without one: TEMP first, then main, then the
+    /// attached databases. Every record must have as many fields as the table has columns (sqlite3 pads or cuts a
+    /// record and goes on; a silent NULL or a lost value is refused here). `progress` gets the rows written and the
+    /// rows to write after each row. Does nothing without records.
     static func insert(
-        _ records: [(line: Int, fields: [String])], into table: String, schema: String = "main",
+        _ records: [(line: Int, fields: [String])], into table: String, schema: String? = nil,
         in database: Database, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws {
         guard let first = records.first else { return }
-        let quotedSchema = try Database.quoteIdentifier(schema)
-        let quotedTable = quotedSchema + "." + (try Database.quoteIdentifier(table))
-        let existingColumns =
-            try database.queryValue(
-                "SELECT count(*) FROM pragma_table_info(?1, ?2)", table, schema, as: Int.self) ?? 0
+        let existing = try existingTable(table, schema: schema, in: database)
+        let quotedTable =
+            try Database.quoteIdentifier(existing?.schema ?? schema ?? "main") + "."
+            + Database.quoteIdentifier(table)
+        let existingColumns = existing?.columnCount ?? 0
         try database.transaction { db in
             let columnCount: Int
             let rows: ArraySlice<(line: Int, fields: [String])>
@@ -50,5 +51,28 @@ enum CSVImport {
                 progress(index + 1, rows.count)
             }
         }
+    }
+
+    /// The database that holds `table` (`schema` itself when given) and the number of its columns, or `nil` when
+    /// there is no such table.
+    static func existingTable(
+        _ table: String, schema: String?, in database: Database
+    ) throws -> (schema: String, columnCount: Int)? {
+        var schemas = ["temp", "main"]
+        if let schema {
+            schemas = [schema]
+        } else {
+            let attached = try database.query("SELECT name FROM pragma_database_list ORDER BY seq").map {
+                try $0.value(at: 0) as String
+            }
+            schemas += attached.filter { !schemas.contains($0) }
+        }
+        for schema in schemas {
+            let count =
+                try database.queryValue(
+                    "SELECT count(*) FROM pragma_table_info(?1, ?2)", table, schema, as: Int.self) ?? 0
+            if count > 0 { return (schema, count) }
+        }
+        return nil
     }
 }

@@ -6,7 +6,8 @@ extension Shell {
     struct ImportRequest {
         var file: String
         var table: String
-        var schema = "main"
+        /// `--schema`; without it the table is found as SQL finds it (TEMP, main, attached).
+        var schema: String?
         var skip = 0
         /// `--csv` or `--ascii`; `nil` to read with the separators of the output mode, as sqlite3 does.
         var format: CSVReader.Format?

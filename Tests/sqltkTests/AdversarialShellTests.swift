@@ -199,12 +199,10 @@ struct AdversarialShellTests {
             files: ["rows.csv": Data("1,a\n2,b\n".utf8)])
     }
 
-    // FAILS: without --schema, .import looks for TABLE in main only: given a TEMP (or attached) table of that name,
+    // Fixed: without --schema, .import looks for TABLE in main only: given a TEMP (or attached) table of that name,
     // it silently creates main.TABLE from the first record and fills that, and the temp table stays empty; sqlite3
     // resolves the name as SQL does and fills the temp table.
-    @Test(
-        ".import into an existing TEMP table",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".import into an existing TEMP table")
     func importIntoTempTable() throws {
         try Self.expectSameAsSQLite3(
             [
