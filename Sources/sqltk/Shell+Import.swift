@@ -93,7 +93,12 @@ extension Shell {
             throw Failure("\(path): \(failure)")
         }
         records.removeFirst(min(request.skip, records.count))
-        guard !records.isEmpty else { throw Failure("\(path) has no rows to import") }
+        guard !records.isEmpty else {
+            // Nothing to add to an existing table is a success, as in sqlite3 (a header-only file after --skip 1);
+            // without a table there is no header to make one from.
+            if try CSVImport.existingTable(request.table, schema: request.schema, in: database) != nil { return }
+            throw Failure("\(path) has no rows to import")
+        }
         let progress = ProgressBar("import", enabled: isErrorTerminal)
         defer { progress.finish() }
         do {

@@ -144,11 +144,9 @@ struct AdversarialShellTests {
         try Self.expectSameAsSQLite3(["-", "SELECT 1"])
     }
 
-    // FAILS: when --skip leaves no record, .import fails ("has no rows to import", status 1) even into an existing
+    // Fixed: when --skip leaves no record, .import fails ("has no rows to import", status 1) even into an existing
     // table, so a header-only CSV file stops a -bail script; sqlite3 imports nothing and succeeds.
-    @Test(
-        ".import --skip 1 of a header-only file into an existing table",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".import --skip 1 of a header-only file into an existing table")
     func importSkipEverythingIntoExistingTable() throws {
         try Self.expectSameAsSQLite3(
             [":memory:", "CREATE TABLE t(a, b)", ".import --csv --skip 1 header.csv t", "SELECT count(*) FROM t"],
