@@ -10,13 +10,14 @@ enum CSVImport {
         var headerFields: Int
     }
 
-    /// Writes `records` into `table` of `schema`, in one transaction of `database` (all or nothing), as the sqlite3
-    /// shell's `.import` does: a missing table is created in `schema` (main without one) with the columns the first
-    /// record names (typed TEXT) and receives the other records; an existing table receives every record, in column
-    /// order. Without `schema`, the table is found as SQL finds a name without one: TEMP first, then main, then the
-    /// attached databases. Every record must have as many fields as the table has columns (sqlite3 pads or cuts a
-    /// record and goes on; a silent NULL or a lost value is refused here). `progress` gets the rows written and the
-    /// rows to write after each row. Does nothing without records.
+    /// Writes `records` into `table` of `schema`, all or nothing (in a transaction of `database`, or in a savepoint of
+    /// the one already open, so `.import` between BEGIN and COMMIT joins it), as the sqlite3 shell's `.import` does: a
+    /// missing table is created in `schema` (main without one) with the columns the first record names (typed TEXT) and
+    /// receives the other records; an existing table receives every record, in column order. Without `schema`, the
+    /// table is found as SQL finds a name without one: TEMP first, then main, then the attached databases. Every record
+    /// must have as many fields as the table has columns (sqlite3 pads or cuts a record and goes on; a silent NULL or a
+    /// lost value is refused here). `progress` gets the rows written and the rows to write after each row. Does nothing
+    /// without records.
     static func insert(
         _ records: [(line: Int, fields: [String])], into table: String, schema: String? = nil,
         in database: Database, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
@@ -27,7 +28,7 @@ enum CSVImport {
             try Database.quoteIdentifier(existing?.schema ?? schema ?? "main") + "."
             + Database.quoteIdentifier(table)
         let existingColumns = existing?.columnCount ?? 0
-        try database.transaction { db in
+        let body = { (db: Database) throws in
             let columnCount: Int
             let rows: ArraySlice<(line: Int, fields: [String])>
             if existingColumns == 0 {
@@ -50,6 +51,11 @@ enum CSVImport {
                 try insert.execute(arguments: StatementArguments(record.fields.map { DatabaseValue.text($0) }))
                 progress(index + 1, rows.count)
             }
+        }
+        if database.isInTransaction {
+            try database.savepoint(body)
+        } else {
+            try database.transaction(.immediate, body)
         }
     }
 

@@ -182,12 +182,10 @@ struct AdversarialShellTests {
             files: ["empty.csv": Data("a,\n1,2\n".utf8)])
     }
 
-    // FAILS: .import opens its own transaction through the toolkit, so inside the user's BEGIN it fails with
+    // Fixed: .import opens its own transaction through the toolkit, so inside the user's BEGIN it fails with
     // "a transaction is already open; use savepoint(_:) to nest", a message naming a Swift API; sqlite3 imports
     // into the open transaction, which COMMIT or ROLLBACK then ends.
-    @Test(
-        ".import between BEGIN and COMMIT",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".import between BEGIN and COMMIT")
     func importInsideTransaction() throws {
         try Self.expectSameAsSQLite3(
             [
