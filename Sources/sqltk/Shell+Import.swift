@@ -102,8 +102,13 @@ extension Shell {
         let progress = ProgressBar("import", enabled: isErrorTerminal)
         defer { progress.finish() }
         do {
-            try CSVImport.insert(records, into: request.table, schema: request.schema, in: database) {
+            let renames = try CSVImport.insert(records, into: request.table, schema: request.schema, in: database) {
                 progress.update(done: $0, total: $1)
+            }
+            if !renames.isEmpty {
+                // On standard error, as sqlite3 writes it: the columns are not the header's names.
+                let list = renames.map { "\"\($0.from)\" to \"\($0.to)\"" }.joined(separator: ",\n")
+                writeError("Columns renamed during .import \(path) due to duplicates:\n\(list)\n")
             }
         } catch let mismatch as CSVImport.FieldCountMismatch {
             throw Failure(
