@@ -215,11 +215,9 @@ struct AdversarialShellTests {
             files: ["rows.csv": Data("1,a\n2,b\n".utf8)])
     }
 
-    // FAILS: .tables, .schema and .indexes read main's schema only; sqlite3 lists temp and attached databases too
+    // Fixed: .tables, .schema and .indexes read main's schema only; sqlite3 lists temp and attached databases too
     // (`temp.tt`, `x.u`), so a table attached or made TEMP looks missing.
-    @Test(
-        ".tables, .schema and .indexes show TEMP and attached tables",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".tables, .schema and .indexes show TEMP and attached tables")
     func schemaCommandsSeeEveryDatabase() throws {
         let setup = [
             ":memory:", "ATTACH ':memory:' AS x", "CREATE TABLE x.u(k)", "CREATE INDEX x.i ON u(k)",
