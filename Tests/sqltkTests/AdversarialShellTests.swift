@@ -55,11 +55,9 @@ struct AdversarialShellTests {
         Data(text.utf8.map { $0 == UInt8(ascii: "%") ? 0xE9 : $0 })
     }
 
-    // FAILS: printed values are decoded as UTF-8 with replacement, so a text or blob value that is not valid UTF-8
+    // Fixed: printed values are decoded as UTF-8 with replacement, so a text or blob value that is not valid UTF-8
     // (a Latin-1 database) comes out with EF BF BD in place of its bytes, in every mode; sqlite3 writes the bytes.
-    @Test(
-        "a Latin-1 value is written as its bytes in list, CSV and insert modes",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test("a Latin-1 value is written as its bytes in list, CSV and insert modes")
     func latin1ValueOutput() throws {
         let query = "SELECT CAST(X'636166E9' AS TEXT) AS t, X'41FF42' AS b"
         try Self.expectSameAsSQLite3([":memory:", query])
