@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteToolkit
 
 /// The table side of `.import`: writes the records `CSVReader` read into a table. Apart from the shell so the CSV
@@ -54,13 +55,18 @@ enum CSVImport {
                 columnCount = names.count
                 rows = records.dropFirst()
             }
-            let placeholders = Array(repeating: "?", count: columnCount).joined(separator: ",")
+            // A field holding bytes that are not UTF-8 is bound as a blob of those bytes and cast, so the table
+            // gets the text the file holds (a text binding cannot carry them); TEXT of TEXT changes nothing.
+            let placeholders = Array(repeating: "CAST(? AS TEXT)", count: columnCount).joined(separator: ",")
             let insert = try db.prepare("INSERT INTO \(quotedTable) VALUES(\(placeholders))")
             for (index, record) in rows.enumerated() {
                 guard record.fields.count == columnCount else {
                     throw FieldCountMismatch(line: record.line, fields: record.fields.count, headerFields: columnCount)
                 }
-                try insert.execute(arguments: StatementArguments(record.fields.map { DatabaseValue.text($0) }))
+                let values = record.fields.map { field in
+                    RawText.holdsRawBytes(field) ? DatabaseValue.blob(Data(RawText.bytes(of: field))) : .text(field)
+                }
+                try insert.execute(arguments: StatementArguments(values))
                 progress(index + 1, rows.count)
             }
         }

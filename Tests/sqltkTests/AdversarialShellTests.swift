@@ -66,11 +66,9 @@ struct AdversarialShellTests {
         try Self.expectSameAsSQLite3(["-cmd", ".mode insert t", ":memory:", query])
     }
 
-    // FAILS: .import decodes the file as UTF-8 with replacement, so a Latin-1 CSV file is imported with EF BF BD in
+    // Fixed: .import decodes the file as UTF-8 with replacement, so a Latin-1 CSV file is imported with EF BF BD in
     // place of each non-UTF-8 byte, silently; sqlite3 stores the file's bytes.
-    @Test(
-        ".import of a Latin-1 CSV file keeps its bytes",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test(".import of a Latin-1 CSV file keeps its bytes")
     func latin1Import() throws {
         try Self.expectSameAsSQLite3(
             [":memory:", ".import --csv latin.csv t", "SELECT hex(a), hex(b) FROM t"],
