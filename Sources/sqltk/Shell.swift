@@ -218,7 +218,15 @@ final class Shell {
                 }
                 printer?.add(row)
             }
-            if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
+            if RawText.holdsRawBytes(sql) {
+                // Bytes that are not UTF-8 reach SQLite as they are, as the sqlite3 shell passes them.
+                guard parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) else {
+                    throw Failure(
+                        "SQL holding bytes that are not UTF-8 runs only as it is: not with .parameter values, "
+                            + ".eqp or EXPLAIN; nothing was run")
+                }
+                try database.executeScript(utf8: RawText.bytes(of: sql), rowHandler: handleRow)
+            } else if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
                 try database.executeScript(sql, rowHandler: handleRow)
             } else {
                 try runStatementByStatement(sql, rowHandler: handleRow) {

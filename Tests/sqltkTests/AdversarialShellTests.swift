@@ -75,11 +75,9 @@ struct AdversarialShellTests {
             files: ["latin.csv": Self.latin1("a,b\ncaf%,\"x%y\"\n")])
     }
 
-    // FAILS: SQL read from standard input (and from .read and the arguments) is decoded as UTF-8 with replacement,
+    // Fixed: SQL read from standard input (and from .read and the arguments) is decoded as UTF-8 with replacement,
     // so `sqlite3 old.db .dump | sqltk new.db` loads Latin-1 text with EF BF BD in place of its bytes.
-    @Test(
-        "a script holding a Latin-1 literal stores its bytes",
-        .disabled("open defect of the shell: see the FAILS comment above"))
+    @Test("a script holding a Latin-1 literal stores its bytes")
     func latin1Script() throws {
         try Self.expectSameAsSQLite3(
             [":memory:"],
