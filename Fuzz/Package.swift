@@ -23,7 +23,8 @@ let package = Package(
         .executableTarget(name: "FuzzFunctions", dependencies: ["FuzzSupport", "CFuzzerDriver"]),
         // Random text through Swift and wrapper FTS5 tokenizers, MATCH queries, highlight() and snippet().
         .executableTarget(name: "FuzzFTS5", dependencies: ["FuzzSupport", "CFuzzerDriver"]),
-        // sqltk's CSV import: Sources/sqltk/CSVReader.swift and CSVImport.swift, compiled here through links.
+        // sqltk's CSV import: Sources/sqltk/CSVReader.swift, CSVImport.swift and RawText.swift, compiled here
+        // through links.
         .executableTarget(
             name: "FuzzCSVImport",
             dependencies: [

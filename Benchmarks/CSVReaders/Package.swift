@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
-// Measures CSV readers on one file: sqltk's own (Sources/sqltk/CSVReader.swift, linked here) beside the two CSV
-// packages on the local mirror, for the decision in docs/sqltk.md ("Dependencies"). Not built by CI.
+// Measures CSV readers on one file: sqltk's own (Sources/sqltk/CSVReader.swift and the RawText.swift it uses,
+// linked here) beside the two CSV packages on the local mirror, for the decision in docs/sqltk.md
+// ("Dependencies"). Not built by CI.
 //   swift run -c release --package-path Benchmarks/CSVReaders csv-readers FILE.csv
 import PackageDescription
 

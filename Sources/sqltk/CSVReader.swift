@@ -41,7 +41,8 @@ struct CSVReader {
         let carriageReturn = rowSeparator == newline ? UInt8(ascii: "\r") : rowSeparator
 
         func endField() {
-            fields.append(String(decoding: field, as: UTF8.self))
+            // Bytes that are not UTF-8 (a Latin-1 file) are kept, as sqlite3 keeps them (see RawText).
+            fields.append(RawText.text(decoding: field))
             field.removeAll(keepingCapacity: true)
             fieldWasQuoted = false
         }

@@ -116,7 +116,8 @@ struct CommandLineOptions {
                 positional += arguments[index...]
                 break
             }
-            guard argument.hasPrefix("-"), argument.count > 1 else {
+            // A bare `-` is an option with no name, refused as sqlite3 refuses it: it is not standard input here.
+            guard argument.hasPrefix("-") else {
                 positional.append(argument)
                 continue
             }

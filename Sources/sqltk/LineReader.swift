@@ -3,8 +3,8 @@ import Foundation
 /// Reads the lines of a file or of standard input in large blocks: what the shell reads scripts and dumps with.
 ///
 /// A line ends at LF; a CR right before the LF is dropped too (a script saved with CRLF line ends), as the sqlite3
-/// shell does. The last line may end without a line break. Bytes that are not UTF-8 are replaced, as `String`
-/// does.
+/// shell does. The last line may end without a line break. Bytes that are not UTF-8 (a Latin-1 script or dump) are
+/// kept, as sqlite3 keeps them (see ``RawText``).
 final class LineReader {
     private let descriptor: Int32
     private let closesDescriptor: Bool
@@ -46,7 +46,7 @@ final class LineReader {
             if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
                 if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = String(decoding: buffer[start..<end], as: UTF8.self)
+                let line = RawText.text(decoding: buffer[start..<end])
                 start = newline + 1
                 return line
             }
@@ -54,7 +54,7 @@ final class LineReader {
                 guard start < buffer.count else { return nil }
                 var end = buffer.count
                 if buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = String(decoding: buffer[start..<end], as: UTF8.self)
+                let line = RawText.text(decoding: buffer[start..<end])
                 start = buffer.count
                 return line
             }

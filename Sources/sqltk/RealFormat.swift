@@ -50,16 +50,22 @@ enum RealFormat {
                 rounder *= 1e-10
                 remaining -= 10
             }
-            // Into [1, 10), counting the decades.
+            // Into [1, 10), counting the decades. SQLite's constants are C doubles widened to `long double`: a
+            // Float80 literal such as `Float80(1e100)` is nearer to 1e100 than the double, and gives other digits.
+            let tenTo100 = Float80(1e100 as Double)
+            let tenTo10 = Float80(1e10 as Double)
+            let tenToMinus8 = Float80(1e-8 as Double)
+            let tenTo8 = Float80(1e8 as Double)
+            let oneTenth = Float80(0.1 as Double)
             var exponent = 0
             if value > 0 {
                 var scale: Float80 = 1
-                while value >= Float80(1e100) * scale && exponent <= 350 {
-                    scale *= Float80(1e100)
+                while value >= tenTo100 * scale && exponent <= 350 {
+                    scale *= tenTo100
                     exponent += 100
                 }
-                while value >= Float80(1e10) * scale && exponent <= 350 {
-                    scale *= Float80(1e10)
+                while value >= tenTo10 * scale && exponent <= 350 {
+                    scale *= tenTo10
                     exponent += 10
                 }
                 while value >= 10 * scale && exponent <= 350 {
@@ -67,8 +73,8 @@ enum RealFormat {
                     exponent += 1
                 }
                 value /= scale
-                while value < Float80(1e-8) {
-                    value *= Float80(1e8)
+                while value < tenToMinus8 {
+                    value *= tenTo8
                     exponent -= 8
                 }
                 while value < 1 {
@@ -78,7 +84,7 @@ enum RealFormat {
             }
             value += Float80(rounder)
             if value >= 10 {
-                value *= Float80(0.1)
+                value *= oneTenth
                 exponent += 1
             }
             let usesExponent = exponent < -4 || exponent > decimals

@@ -1,9 +1,16 @@
 import Foundation
 import SQLiteToolkit
 
-/// Writes `text` to standard output (buffered; ``flushOutput()`` before reading from the terminal).
+/// Writes `text` to standard output (buffered; ``flushOutput()`` before reading from the terminal), with the bytes
+/// that are not UTF-8 it carries (see ``RawText``) written as themselves.
 func writeOutput(_ text: String) {
-    print(text, terminator: "")
+    guard RawText.holdsRawBytes(text) else {
+        print(text, terminator: "")
+        return
+    }
+    // After what `print` buffered (the flush writes that first), so the order holds.
+    OutputBuffer.standardOutput.append(RawText.bytes(of: text))
+    OutputBuffer.standardOutput.flush()
 }
 
 /// Writes `text` to standard error, unbuffered.
@@ -37,9 +44,16 @@ final class ResultPrinter {
         self.settings = settings
     }
 
-    /// Adds the current row of a statement.
+    /// Adds the current row of a statement. Text is read as its bytes, so text that is not UTF-8 (a Latin-1
+    /// database) is written as the bytes it is, as sqlite3 writes it.
     func add(_ row: Row) {
-        add((0..<row.count).map { row[$0] })
+        add(
+            (0..<row.count).map { index in
+                guard row.datatype(at: index) == .text,
+                    let text = try? row.withUnsafeBytes(at: index, { RawText.text(decoding: $0) })
+                else { return row[index] }
+                return .text(text)
+            })
     }
 
     /// Adds a row of values, one per column.
@@ -112,7 +126,7 @@ final class ResultPrinter {
         case .integer(let number): return String(number)
         case .real(let number): return realText(number)
         case .text(let text): return text
-        case .blob(let bytes): return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        case .blob(let bytes): return RawText.text(decoding: bytes.prefix { $0 != 0 })
         }
     }
 
@@ -225,7 +239,7 @@ final class ResultPrinter {
         case .real(let number) where number.isInfinite: return number < 0 ? "-1e999" : "1e999"
         case .real(let number): return preciseReal(number)
         case .text(let text): return Self.jsonString(text)
-        case .blob(let bytes): return Self.jsonString(String(decoding: bytes, as: UTF8.self))
+        case .blob(let bytes): return Self.jsonString(RawText.text(decoding: bytes))
         }
     }
 

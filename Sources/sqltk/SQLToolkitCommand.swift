@@ -66,21 +66,23 @@ enum SQLToolkitCommand {
             return 1
         }
         shell.bails = options.bails
-        shell.echoes = options.echoes
         defer { shell.close() }
 
         if let initFile = options.initFile {
             let errorsBefore = shell.errorCount
             do {
-                if try shell.read(file: initFile) == .quit { return shell.exitStatus }
+                if try shell.read(file: initFile) != .proceed { return shell.exitStatus }
             } catch {
                 shell.report(error)
             }
             if shell.bails && shell.errorCount > errorsBefore { return 1 }
         }
+        // After -init, as in sqlite3: -echo shows what the user runs, not the set-up file (whose own `.echo on`
+        // stands when -echo is not given).
+        if options.echoes { shell.echoes = true }
         for command in options.commands {
             let errorsBefore = shell.errorCount
-            if shell.runArgument(command) == .quit { return shell.exitStatus }
+            if shell.runArgument(command) != .proceed { return shell.exitStatus }
             if shell.bails && shell.errorCount > errorsBefore { return 1 }
         }
         if !options.sql.isEmpty {
@@ -88,7 +90,7 @@ enum SQLToolkitCommand {
             // (1 for most errors, 8 for a read-only database, 19 for a constraint, ...).
             for argument in options.sql {
                 let errorsBefore = shell.errorCount
-                if shell.runArgument(argument) == .quit { break }
+                if shell.runArgument(argument) != .proceed { break }
                 if shell.errorCount > errorsBefore {
                     let isSQL = Shell.firstNonBlankByte(of: argument) != UInt8(ascii: ".")
                     return isSQL ? max(1, shell.lastSQLErrorStatus) : 1

@@ -113,6 +113,7 @@ extension Shell {
             if let code = arguments.first {
                 guard let status = Int32(code) else { throw Failure(".exit takes a number, not \"\(code)\"") }
                 requestedExitStatus = status
+                if status != 0 { return .exit }
             }
             return .quit
         case ".help":

@@ -6,7 +6,8 @@ extension Shell {
     struct ImportRequest {
         var file: String
         var table: String
-        var schema = "main"
+        /// `--schema`; without it the table is found as SQL finds it (TEMP, main, attached).
+        var schema: String?
         var skip = 0
         /// `--csv` or `--ascii`; `nil` to read with the separators of the output mode, as sqlite3 does.
         var format: CSVReader.Format?
@@ -92,12 +93,22 @@ extension Shell {
             throw Failure("\(path): \(failure)")
         }
         records.removeFirst(min(request.skip, records.count))
-        guard !records.isEmpty else { throw Failure("\(path) has no rows to import") }
+        guard !records.isEmpty else {
+            // Nothing to add to an existing table is a success, as in sqlite3 (a header-only file after --skip 1);
+            // without a table there is no header to make one from.
+            if try CSVImport.existingTable(request.table, schema: request.schema, in: database) != nil { return }
+            throw Failure("\(path) has no rows to import")
+        }
         let progress = ProgressBar("import", enabled: isErrorTerminal)
         defer { progress.finish() }
         do {
-            try CSVImport.insert(records, into: request.table, schema: request.schema, in: database) {
+            let renames = try CSVImport.insert(records, into: request.table, schema: request.schema, in: database) {
                 progress.update(done: $0, total: $1)
+            }
+            if !renames.isEmpty {
+                // On standard error, as sqlite3 writes it: the columns are not the header's names.
+                let list = renames.map { "\"\($0.from)\" to \"\($0.to)\"" }.joined(separator: ",\n")
+                writeError("Columns renamed during .import \(path) due to duplicates:\n\(list)\n")
             }
         } catch let mismatch as CSVImport.FieldCountMismatch {
             throw Failure(

@@ -67,6 +67,25 @@ extension Shell {
         redirection = nil
     }
 
+    /// Runs `body` with standard output back where the shell started it, under `.output` or `.once` too: where
+    /// sqlite3 runs a `.shell` command, whose output is not the shell's own and does not go into the file.
+    func withOriginalStandardOutput<T>(_ body: () throws -> T) throws -> T {
+        flushOutput()
+        OutputBuffer.standardOutput.flush()
+        guard let current = redirection else { return try body() }
+        let redirected = dup(STDOUT_FILENO)
+        guard redirected >= 0, dup2(current.savedDescriptor, STDOUT_FILENO) >= 0 else {
+            let reason = String(cString: strerror(errno))
+            if redirected >= 0 { Foundation.close(redirected) }
+            throw Failure("cannot give the command the standard output: \(reason); it did not run")
+        }
+        defer {
+            dup2(redirected, STDOUT_FILENO)
+            Foundation.close(redirected)
+        }
+        return try body()
+    }
+
     /// Called after each SQL input and dot-command: ends a `.once` redirection once its input ran.
     func endOnce() {
         guard var current = redirection, current.isOnce else { return }

@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteToolkit
 
 extension Shell {
@@ -37,24 +38,43 @@ extension Shell {
         return .text(text)
     }
 
-    /// Runs the statements of `sql` one at a time: binding `.parameter` values and, with `.eqp on`, printing each
-    /// statement's query plan first.
-    func runStatementByStatement(_ sql: String, rowHandler: (Row) -> Void) throws {
+    /// Runs the statements of `sql` one at a time: binding `.parameter` values, drawing an EXPLAIN QUERY PLAN
+    /// statement's rows as the plan's tree (as the sqlite3 shell always does) and, with `.eqp on`, printing each
+    /// other statement's query plan first. `endRows` is called before a plan is written, so the rows of an earlier
+    /// statement (held by a columnar mode) come out before it.
+    func runStatementByStatement(_ sql: String, rowHandler: (Row) -> Void, endRows: () -> Void) throws {
         for text in Self.statements(in: sql) {
             let statement = try database.prepare(text)
-            if showsQueryPlans { try printQueryPlan(of: text) }
-            // Bound by position, parameter by parameter: each takes the value set for its name, or NULL.
-            let values = (0..<Int(statement.parameterCount)).map { index in
-                parameters[statement.parameterName(at: index + 1) ?? "?\(index + 1)"] ?? .null
+            let explanation = Self.explanation(of: text)
+            if showsQueryPlans && explanation == .none {
+                // Bound as the statement is, so a parameter does not make the plan fail.
+                let plan = try database.prepare("EXPLAIN QUERY PLAN \(text)")
+                endRows()
+                try printQueryPlan(plan.query(arguments: arguments(for: plan)))
             }
-            let rows = try statement.query(arguments: StatementArguments(values))
+            let rows = try statement.query(arguments: arguments(for: statement))
+            if explanation == .queryPlan {
+                endRows()
+                try printQueryPlan(rows)
+                continue
+            }
             while let row = try rows.next() { rowHandler(row) }
         }
     }
 
-    /// `.eqp on`: `QUERY PLAN` and the plan as a tree, as the sqlite3 shell draws it.
-    private func printQueryPlan(of text: String) throws {
-        let plan = try database.query("EXPLAIN QUERY PLAN \(text)").map { row in
+    /// The values `.parameter` set for the parameters of `statement`, by position: each parameter takes the value
+    /// set for its name, or NULL.
+    private func arguments(for statement: Statement) -> StatementArguments {
+        StatementArguments(
+            (0..<Int(statement.parameterCount)).map { index in
+                parameters[statement.parameterName(at: index + 1) ?? "?\(index + 1)"] ?? .null
+            })
+    }
+
+    /// `QUERY PLAN` and the plan in `rows` (EXPLAIN QUERY PLAN's id, parent, unused and detail columns) as a
+    /// tree, as the sqlite3 shell draws it.
+    private func printQueryPlan(_ rows: Rows) throws {
+        let plan = try rows.map { row in
             (
                 id: try row.value(at: 0) as Int, parent: try row.value(at: 1) as Int,
                 detail: try row.value(at: 3) as String
@@ -72,6 +92,48 @@ extension Shell {
         }
         render(parent: 0, prefix: "")
         writeOutput(output)
+    }
+
+    /// What kind of EXPLAIN a statement is, as `sqlite3_stmt_isexplain` answers.
+    enum Explanation {
+        case none
+        case program
+        case queryPlan
+    }
+
+    /// Whether `sql` might hold an EXPLAIN statement, which ``runStatementByStatement(_:rowHandler:endRows:)``
+    /// draws: a cheap test, so other text still runs as one script.
+    static func mayHoldExplain(_ sql: String) -> Bool {
+        sql.range(of: "explain", options: .caseInsensitive) != nil
+    }
+
+    /// Whether the statement `text` starts with EXPLAIN or EXPLAIN QUERY PLAN, after white space and comments.
+    static func explanation(of text: String) -> Explanation {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func nextWord() -> String {
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    index += 1
+                } else if byte == UInt8(ascii: "-"), index + 1 < bytes.count, bytes[index + 1] == byte {
+                    while index < bytes.count && bytes[index] != UInt8(ascii: "\n") { index += 1 }
+                } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
+                    index += 2
+                    while index + 1 < bytes.count && !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == byte) {
+                        index += 1
+                    }
+                    index = min(bytes.count, index + 2)
+                } else {
+                    break
+                }
+            }
+            let start = index
+            while index < bytes.count, bytes[index] < 0x80, isalpha(Int32(bytes[index])) != 0 { index += 1 }
+            return String(decoding: bytes[start..<index], as: UTF8.self).uppercased()
+        }
+        guard nextWord() == "EXPLAIN" else { return .none }
+        return nextWord() == "QUERY" && nextWord() == "PLAN" ? .queryPlan : .program
     }
 
     /// The statements of `sql`, each with its `;`: cut where the text so far is a complete statement.

@@ -2,6 +2,10 @@ import Foundation
 import SQLiteToolkit
 
 extension Shell {
+    /// The widest `.width` taken, either way: wide enough for any text a terminal shows on one line, small enough
+    /// that padding a column to it costs little memory.
+    static let widestColumn = 100_000
+
     /// The dot-commands that change or show settings: `.mode`, `.headers`, `.nullvalue`, `.separator`, `.width`,
     /// `.show`, `.print`, `.echo`, `.bail`, `.changes`, `.eqp`, `.timer`, `.output`, `.once`. Anything else is an
     /// unknown command.
@@ -25,6 +29,12 @@ extension Shell {
         case ".width":
             settings.widths = try arguments.map { word in
                 guard let width = Int(word) else { throw Failure(".width takes numbers, not \"\(word)\"") }
+                // A column is padded to its width in memory: .width 2147483647 would ask for gigabytes per value.
+                guard (-Self.widestColumn...Self.widestColumn).contains(width) else {
+                    throw Failure(
+                        ".width \(word) is too wide: a width is at most \(Self.widestColumn) either way "
+                            + "(0 sizes a column to its values); the widths were not changed")
+                }
                 return width
             }
         case ".show":

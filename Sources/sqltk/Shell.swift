@@ -7,7 +7,12 @@ final class Shell {
     /// What the caller does after a line or a command.
     enum Flow {
         case proceed
+        /// The input ends: `.quit`, `.exit` without a code, or an error under `-bail`. In a `.read` file, only
+        /// that file ends, as in sqlite3.
         case quit
+        /// The shell ends at once, whatever input runs it: `.exit CODE` with a code other than 0, which sqlite3
+        /// obeys in a `.read` or `-init` file too.
+        case exit
     }
 
     /// An error the shell reports itself (a bad dot-command, a missing file), printed as `Error: message`.
@@ -135,7 +140,8 @@ final class Shell {
                     let location = namesLines ? Location(source: source, line: lineNumber) : nil
                     if echoes { writeOutput(line + "\n") }
                     let trimmed = line.trimmingCharacters(in: .whitespaces)
-                    if runDotCommand(trimmed, location: location) == .quit { return .quit }
+                    let flow = runDotCommand(trimmed, location: location)
+                    if flow != .proceed { return flow }
                     if (stopsOnError || bails) && errorCount > errorsBefore { return .quit }
                     continue
                 }
@@ -212,10 +218,22 @@ final class Shell {
                 }
                 printer?.add(row)
             }
-            if parameters.isEmpty && !showsQueryPlans {
+            if RawText.holdsRawBytes(sql) {
+                // Bytes that are not UTF-8 reach SQLite as they are, as the sqlite3 shell passes them.
+                guard parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) else {
+                    throw Failure(
+                        "SQL holding bytes that are not UTF-8 runs only as it is: not with .parameter values, "
+                            + ".eqp or EXPLAIN; nothing was run")
+                }
+                try database.executeScript(utf8: RawText.bytes(of: sql), rowHandler: handleRow)
+            } else if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
                 try database.executeScript(sql, rowHandler: handleRow)
             } else {
-                try runStatementByStatement(sql, rowHandler: handleRow)
+                try runStatementByStatement(sql, rowHandler: handleRow) {
+                    printer?.finish()
+                    printer = nil
+                    currentStatement = nil
+                }
             }
             printer?.finish()
             if showsChanges {
@@ -310,14 +328,16 @@ final class Shell {
 
     /// Runs the lines of the file at `path` as if typed; errors name the file and the line.
     ///
-    /// - Returns: `.quit` when the file stopped at an error under `-bail`, so the caller stops too.
+    /// - Returns: `.quit` when the file stopped at an error under `-bail`, `.exit` at its `.exit CODE`, so the
+    ///   caller stops too.
     func read(file path: String) throws -> Flow {
         guard readDepth < 16 else { throw Failure(".read is nested too deeply (a file that reads itself?)") }
         let reader = try LineReader(path: path)
         readDepth += 1
         defer { readDepth -= 1 }
         let errorsBefore = errorCount
-        _ = run(lines: { _ in reader.nextLine() }, source: .file(path), stopsOnError: false)
+        let flow = run(lines: { _ in reader.nextLine() }, source: .file(path), stopsOnError: false)
+        if flow == .exit { return .exit }
         if let failure = reader.failure { throw Failure("cannot read \(path): \(failure)") }
         return bails && errorCount > errorsBefore ? .quit : .proceed
     }

@@ -19,6 +19,26 @@ struct ScriptTests {
         #expect(try db.query("SELECT x FROM t ORDER BY x").map { try $0.value(at: 0, as: Int.self) } == [1, 2, 30])
     }
 
+    @Test("a script given as bytes stores text that is not UTF-8 as its bytes, and gives its rows")
+    func bytesScript() throws {
+        let db = try Database()
+        var seen: [[DatabaseValue]] = []
+        let latin1 = Array("CREATE TABLE t (x); INSERT INTO t VALUES ('caf".utf8) + [0xE9] + Array("');".utf8)
+        try db.executeScript(utf8: latin1 + Array(" SELECT hex(x) FROM t".utf8)) { seen.append($0.values) }
+        #expect(seen == [["636166E9"]])
+        // A NUL is refused before anything runs, as in a String script.
+        let error = try #require(throws: DatabaseError.self) {
+            try db.executeScript(utf8: Array("INSERT INTO t VALUES (1);".utf8) + [0] + Array("DROP TABLE t;".utf8))
+        }
+        #expect(error.reason == .embeddedNUL(offset: 25))
+        #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
+        // A failing statement is named, decoded with U+FFFD for the byte that is not UTF-8.
+        let failure = try #require(throws: DatabaseError.self) {
+            try db.executeScript(utf8: Array("SELECT '".utf8) + [0xE9] + Array("' FROM nowhere".utf8))
+        }
+        #expect(failure.sql == "SELECT '\u{FFFD}' FROM nowhere")
+    }
+
     @Test("the row handler receives the rows of every statement that returns some")
     func rowHandler() throws {
         let db = try Database()

@@ -31,6 +31,25 @@ struct OneShotTests {
         #expect(result.output == expected)
     }
 
+    @Test(
+        ".width past 100000 either way is refused, and the widths stay as they were",
+        arguments: ["2147483647", "-2147483648", "9223372036854775807", "-9223372036854775808", "100001"])
+    func widthTooWide(width: String) throws {
+        let result = try ShellProcess.run([
+            ":memory:", ".mode column", ".width 3", ".width \(width) 2", "SELECT 1 AS a",
+        ])
+        #expect(result.status == 1)
+        #expect(result.error.contains(".width \(width) is too wide"))
+        // The run stops at the failing argument, so the query shows nothing.
+        #expect(result.output == "")
+        let after = try ShellProcess.run(
+            ["-cmd", ".mode column", "-cmd", ".width 3", ":memory:"],
+            input: ".width \(width)\nSELECT 1 AS a;\n.width 100000 -100000\n")
+        #expect(after.status == 1)
+        // Still 3 wide, as the sqlite3 shell prints it after `.width 3`.
+        #expect(after.output == "a  \n---\n1  \n")
+    }
+
     @Test("piped output defaults to list mode without headers; NULL shows as --nullvalue")
     func pipedDefaults() throws {
         let result = try ShellProcess.run(["--nullvalue", "(null)", ":memory:", Self.query])

@@ -1,5 +1,5 @@
 // libFuzzer target: sqltk's CSV import, the reader (CSVReader) and the table writer (CSVImport), compiled from
-// the sqltk sources themselves (the two files beside this one are links to Sources/sqltk).
+// the sqltk sources themselves (the other files beside this one are links to Sources/sqltk).
 //
 // Input: a selector byte, then the CSV bytes. The selector chooses the table's name (plain, or with quotes and
 // spaces) and whether a table of that name exists before the import. Invariants: the reader gives records in
@@ -50,13 +50,17 @@ public func fuzzCSVImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             return 0
         }
         if !tableExists, let header = records.first {
-            // Every field back exactly, in order, as text.
-            let columns = try header.fields.map(Database.quoteIdentifier).joined(separator: ", ")
-            let stored = try db.query("SELECT \(columns) FROM \(try Database.quoteIdentifier(table)) ORDER BY rowid")
-                .map {
-                    $0.values
+            // Every field back exactly, in order, as text of the file's very bytes (UTF-8 or not).
+            let columns = try CSVImport.columnNames(for: header.fields).map(Database.quoteIdentifier)
+            let stored = try db.query(
+                "SELECT \(columns.joined(separator: ", ")) FROM \(try Database.quoteIdentifier(table)) ORDER BY rowid"
+            ).map { row in
+                try (0..<row.count).map { index in
+                    guard row.datatype(at: index) == .text else { fatalError("an imported field is not text") }
+                    return try row.withUnsafeBytes(at: index) { Array($0) }
                 }
-            let expected = records.dropFirst().map { $0.fields.map { DatabaseValue.text($0) } }
+            }
+            let expected = records.dropFirst().map { $0.fields.map(RawText.bytes(of:)) }
             guard stored == expected else { fatalError("the imported rows differ from the records read") }
         }
         db.close()

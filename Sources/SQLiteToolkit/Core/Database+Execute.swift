@@ -84,45 +84,74 @@ extension Database {
     public func executeScript(_ sql: String, rowHandler: ((Row) throws -> Void)? = nil) throws {
         if let offset = Database.nulOffset(in: sql) { throw Database.nulError(offset: offset, sql: sql) }
         try sql.withCString { start in
-            var cursor = start
-            while cursor.pointee != 0 {
-                // Skip the white space before a statement, so its text and SQLite's error offset start together.
-                // C's `isspace` in the C locale: space, tab, newline, vertical tab, form feed, carriage return.
-                let byte = UInt8(bitPattern: cursor.pointee)
-                if byte == 0x20 || (0x09...0x0D).contains(byte) {
-                    cursor += 1
-                    continue
-                }
-                // A row handler may close the connection: check before each statement.
-                let connection = try connection(for: sql)
-                let (code, statementHandle, tail) = connection.prepare(sql: cursor, byteCount: -1, flags: [])
-                // The script holds no NUL (checked above), so its C string ends after its UTF-8 bytes.
-                let end = tail ?? start + sql.utf8.count
-                // The white space after the statement (before the end of a script without a final `;`) is dropped
-                // here: ASCII white space byte by byte (Foundation's trimming cost more than the statement's prepare
-                // and step), then, only when a non-ASCII byte ends the text, the rest of Foundation's set by
-                // character.
-                var textEnd = end
-                while textEnd > cursor {
-                    let last = UInt8(bitPattern: (textEnd - 1).pointee)
-                    guard last == 0x20 || (0x09...0x0D).contains(last) else { break }
-                    textEnd -= 1
-                }
-                var text = String(
-                    decoding: UnsafeRawBufferPointer(start: cursor, count: textEnd - cursor), as: UTF8.self)
-                if textEnd > cursor, UInt8(bitPattern: (textEnd - 1).pointee) >= 0x80 {
-                    while let last = text.last, Database.isTrimmedWhitespace(last) { text.removeLast() }
-                }
-                guard code == .ok else { throw error(code, sql: text) }
-                cursor = end
-                guard let statementHandle else { continue }  // only white space or a comment was left
-                let statement = register(Statement(handle: statementHandle, sql: text, database: self, isCached: false))
-                if let rowHandler {
-                    let rows = try Rows(statement: statement, returnsToCache: false)
-                    while let row = try rows.next() { try rowHandler(row) }
-                } else {
-                    try statement.run()
-                }
+            try runScript(start, byteCount: sql.utf8.count, text: sql, rowHandler: rowHandler)
+        }
+    }
+
+    /// Runs a script given as its bytes, as ``executeScript(_:rowHandler:)`` runs a `String`: for text that is not
+    /// UTF-8 (a dump of a Latin-1 database), which SQLite stores as the bytes it is given, as the sqlite3 shell
+    /// does, where a `String` holds U+FFFD in place of each such byte.
+    ///
+    /// ```swift
+    /// try db.executeScript(utf8: Array("INSERT INTO t VALUES ('caf".utf8) + [0xE9] + Array("');".utf8))
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError``, whose SQL is the text decoded with U+FFFD for the bytes that are not UTF-8; SQL
+    ///   holding a NUL byte throws ``DatabaseError/Reason/embeddedNUL(offset:)`` before anything runs.
+    public func executeScript(utf8 sql: [UInt8], rowHandler: ((Row) throws -> Void)? = nil) throws {
+        let text = String(decoding: sql, as: UTF8.self)
+        if let offset = sql.firstIndex(of: 0) { throw Database.nulError(offset: offset, sql: text) }
+        try (sql + [0]).withUnsafeBufferPointer { bytes in
+            try bytes.withMemoryRebound(to: CChar.self) { characters in
+                guard let start = characters.baseAddress else { return }
+                try runScript(start, byteCount: sql.count, text: text, rowHandler: rowHandler)
+            }
+        }
+    }
+
+    /// The statements of the NUL-terminated script at `start`, `byteCount` bytes long, run one after the other;
+    /// `text` is the script as errors name it.
+    private func runScript(
+        _ start: UnsafePointer<CChar>, byteCount: Int, text sql: String, rowHandler: ((Row) throws -> Void)?
+    ) throws {
+        var cursor = start
+        while cursor.pointee != 0 {
+            // Skip the white space before a statement, so its text and SQLite's error offset start together.
+            // C's `isspace` in the C locale: space, tab, newline, vertical tab, form feed, carriage return.
+            let byte = UInt8(bitPattern: cursor.pointee)
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                cursor += 1
+                continue
+            }
+            // A row handler may close the connection: check before each statement.
+            let connection = try connection(for: sql)
+            let (code, statementHandle, tail) = connection.prepare(sql: cursor, byteCount: -1, flags: [])
+            // The script holds no NUL (checked by the callers), so its C string ends after its bytes.
+            let end = tail ?? start + byteCount
+            // The white space after the statement (before the end of a script without a final `;`) is dropped
+            // here: ASCII white space byte by byte (Foundation's trimming cost more than the statement's prepare
+            // and step), then, only when a non-ASCII byte ends the text, the rest of Foundation's set by
+            // character.
+            var textEnd = end
+            while textEnd > cursor {
+                let last = UInt8(bitPattern: (textEnd - 1).pointee)
+                guard last == 0x20 || (0x09...0x0D).contains(last) else { break }
+                textEnd -= 1
+            }
+            var text = String(
+                decoding: UnsafeRawBufferPointer(start: cursor, count: textEnd - cursor), as: UTF8.self)
+            if textEnd > cursor, UInt8(bitPattern: (textEnd - 1).pointee) >= 0x80 {
+                while let last = text.last, Database.isTrimmedWhitespace(last) { text.removeLast() }
+            }
+            guard code == .ok else { throw error(code, sql: text) }
+            cursor = end
+            guard let statementHandle else { continue }  // only white space or a comment was left
+            let statement = register(Statement(handle: statementHandle, sql: text, database: self, isCached: false))
+            if let rowHandler {
+                let rows = try Rows(statement: statement, returnsToCache: false)
+                while let row = try rows.next() { try rowHandler(row) }
+            } else {
+                try statement.run()
             }
         }
     }

@@ -1,0 +1,1 @@
+../../../Sources/sqltk/RawText.swift
