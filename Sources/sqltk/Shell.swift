@@ -225,7 +225,7 @@ final class Shell {
                         "SQL holding bytes that are not UTF-8 runs only as it is: not with .parameter values, "
                             + ".eqp or EXPLAIN; nothing was run")
                 }
-                try database.executeScript(utf8: RawText.bytes(of: sql), rowHandler: handleRow)
+                try database.executeScript(bytes: RawText.bytes(of: sql), rowHandler: handleRow)
             } else if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
                 try database.executeScript(sql, rowHandler: handleRow)
             } else {

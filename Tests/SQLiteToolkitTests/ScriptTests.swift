@@ -24,17 +24,17 @@ struct ScriptTests {
         let db = try Database()
         var seen: [[DatabaseValue]] = []
         let latin1 = Array("CREATE TABLE t (x); INSERT INTO t VALUES ('caf".utf8) + [0xE9] + Array("');".utf8)
-        try db.executeScript(utf8: latin1 + Array(" SELECT hex(x) FROM t".utf8)) { seen.append($0.values) }
+        try db.executeScript(bytes: latin1 + Array(" SELECT hex(x) FROM t".utf8)) { seen.append($0.values) }
         #expect(seen == [["636166E9"]])
         // A NUL is refused before anything runs, as in a String script.
         let error = try #require(throws: DatabaseError.self) {
-            try db.executeScript(utf8: Array("INSERT INTO t VALUES (1);".utf8) + [0] + Array("DROP TABLE t;".utf8))
+            try db.executeScript(bytes: Array("INSERT INTO t VALUES (1);".utf8) + [0] + Array("DROP TABLE t;".utf8))
         }
         #expect(error.reason == .embeddedNUL(offset: 25))
         #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
         // A failing statement is named, decoded with U+FFFD for the byte that is not UTF-8.
         let failure = try #require(throws: DatabaseError.self) {
-            try db.executeScript(utf8: Array("SELECT '".utf8) + [0xE9] + Array("' FROM nowhere".utf8))
+            try db.executeScript(bytes: Array("SELECT '".utf8) + [0xE9] + Array("' FROM nowhere".utf8))
         }
         #expect(failure.sql == "SELECT '\u{FFFD}' FROM nowhere")
     }

@@ -93,12 +93,12 @@ extension Database {
     /// does, where a `String` holds U+FFFD in place of each such byte.
     ///
     /// ```swift
-    /// try db.executeScript(utf8: Array("INSERT INTO t VALUES ('caf".utf8) + [0xE9] + Array("');".utf8))
+    /// try db.executeScript(bytes: Array("INSERT INTO t VALUES ('caf".utf8) + [0xE9] + Array("');".utf8))
     /// ```
     ///
     /// - Throws: ``DatabaseError``, whose SQL is the text decoded with U+FFFD for the bytes that are not UTF-8; SQL
     ///   holding a NUL byte throws ``DatabaseError/Reason/embeddedNUL(offset:)`` before anything runs.
-    public func executeScript(utf8 sql: [UInt8], rowHandler: ((Row) throws -> Void)? = nil) throws {
+    public func executeScript(bytes sql: [UInt8], rowHandler: ((Row) throws -> Void)? = nil) throws {
         let text = String(decoding: sql, as: UTF8.self)
         if let offset = sql.firstIndex(of: 0) { throw Database.nulError(offset: offset, sql: text) }
         try (sql + [0]).withUnsafeBufferPointer { bytes in
