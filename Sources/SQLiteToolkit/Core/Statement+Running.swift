@@ -210,9 +210,12 @@ extension Statement {
     public func reset() throws {
         try checkUsable()
         checksColumnsAfterStep = true
+        // Only a run still under way ends here (a write with `RETURNING` commits when it is reset before its last
+        // row): a run that reached its end, or failed, was reported by its step, and a statement reset already
+        // did nothing since.
+        let endsRun = observation.isActive && handle.isBusy()
         _ = handle.reset()
-        // A write with `RETURNING` commits when it is reset before its last row.
-        tellObservers(succeeded: true)
+        if endsRun { tellObservers(succeeded: true) }
     }
 
     /// Sets every parameter back to NULL.

@@ -77,9 +77,6 @@ public final class Statement {
     /// What the statement does to savepoints, as the authorizer reported it while the statement was prepared with
     /// transaction observers registered.
     @exclusivity(unchecked) var savepointCommand = SavepointCommand.none
-    /// The run (`SQLITE_STMTSTATUS_RUN`) whose end the transaction observers heard last: a second end of the same
-    /// run (a reset after the step that ended it) is not reported again.
-    @exclusivity(unchecked) var reportedRun: Int32 = -1
     /// Whether a cursor is reading the statement's rows.
     @exclusivity(unchecked) @usableFromInline var hasOpenCursor = false
     /// The cursor reading the statement's rows, unretained: the cursor clears it when it closes, which it does at

@@ -16,8 +16,8 @@ import SQLiteBindings
 /// programs change too, not from `sqlite3_changes`, which SQLite documents as 0 for a write to a view (whose
 /// `INSTEAD OF` trigger writes the real table) and which leaves out a row a `BEFORE` trigger skipped with
 /// `RAISE(IGNORE)` after writing elsewhere. Each run of a statement is reported once: a statement stepped to its end
-/// and then reset (the FMDB-style reuse) ends twice, and the second end is recognised by the statement's run count
-/// (`SQLITE_STMTSTATUS_RUN`, which SQLite increments at the first step of each run).
+/// and then reset (the FMDB-style reuse) reports its end at the step, and ``Statement/reset()`` reports only a run
+/// still under way (`sqlite3_stmt_busy`), so the reset after the end, or a second reset, reports nothing.
 ///
 /// One broker per connection, made with it and shared by its statements, which check ``isActive`` as they end (a
 /// `let` of theirs: no reference counting). Belongs to its connection's thread, like the connection.
@@ -88,11 +88,24 @@ final class TransactionObservationBroker {
 
     var isEmpty: Bool { observers.isEmpty }
 
-    /// Records a row the update hook reported, when an observer wants the rows of its table.
+    /// Records a row the update hook reported, when an observer wants the rows of its table: the hook asks for
+    /// every changed row, and most rows of a busy database are of tables nobody watches, so the first test is one
+    /// load (``rowTableFirstBytes``), inlined into the hook.
+    /// The rest is a call the compiler can make as a jump, so that the hook saves no register for the rows it
+    /// drops.
+    @inline(__always)
     fileprivate func rowChanged(
         _ operation: Int32, schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>, rowid: Int64
     ) {
-        guard wantsRows(of: table) else { return }
+        guard wantsAllRows || rowTableFirstBytes[Int(UInt8(bitPattern: table[0]))] else { return }
+        recordRow(operation, schema: schema, table: table, rowid: rowid)
+    }
+
+    @inline(never)
+    private func recordRow(
+        _ operation: Int32, schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>, rowid: Int64
+    ) {
+        guard wantsAllRows || wantsRows(ofCandidate: table) else { return }
         let action = AuthorizerAction(rawValue: operation)
         let kind: DatabaseRowChange.Kind = action == .insert ? .insert : action == .delete ? .delete : .update
         rowChanges.append(
@@ -167,16 +180,8 @@ final class TransactionObservationBroker {
         return watchedTables.contains(table.lowercased())
     }
 
-    /// Whether an observer wants the rows of `table`, compared without making a `String`: the update hook asks for
-    /// every changed row, and most rows of a busy database are of tables nobody watches.
-    @inline(__always)
-    private func wantsRows(of table: UnsafePointer<CChar>) -> Bool {
-        if wantsAllRows { return true }
-        guard rowTableFirstBytes[Int(UInt8(bitPattern: table[0]))] else { return false }
-        return wantsRows(ofCandidate: table)
-    }
-
-    /// ``wantsRows(of:)`` for a table whose name starts as a watched one does: compares it with each.
+    /// Whether an observer wants the rows of `table`, whose name starts as a watched one does: compares it with
+    /// each, without making a `String`.
     @inline(never)
     private func wantsRows(ofCandidate table: UnsafePointer<CChar>) -> Bool {
         guard let names = rowTableNames else { return false }
@@ -328,10 +333,21 @@ final class TransactionObservationBroker {
     @usableFromInline
     func statementEnded(_ statement: Statement, succeeded: Bool) {
         guard let connection else { return }
-        // A run whose end was reported already (stepped to its end, then reset): nothing more happened.
-        let run = statement.handle.status(.run, reset: false)
-        if run == statement.reportedRun && run > 0 { return }
-        statement.reportedRun = run
+        // The common end: a statement that writes tables nobody watches, no commit, nothing new from the
+        // authorizer. Only the count of changes must be kept current.
+        if succeeded && !hasAuthorizedWrites && !commitRequested && statement.watchedWritesGeneration == generation
+            && !statement.hasWatchedWrites && statement.writesTables
+        {
+            lastTotalChanges = connection.totalChanges()
+            statementRowMark = rowChangeCount
+            return
+        }
+        recordAndFinish(statement, succeeded: succeeded, on: connection)
+    }
+
+    /// The rest of ``statementEnded(_:succeeded:)``, out of line so that its common end needs no stack frame.
+    @inline(never)
+    private func recordAndFinish(_ statement: Statement, succeeded: Bool, on connection: ConnectionHandle) {
         record(statement, succeeded: succeeded, on: connection)
         finishStatement(on: connection)
     }
@@ -390,9 +406,15 @@ final class TransactionObservationBroker {
             statement.writesTables = !statement.writtenTables.isEmpty
             statement.watchedWritesGeneration = generation
         }
-        let totalChanges = connection.totalChanges()
-        let changedRows = totalChanges != lastTotalChanges
-        lastTotalChanges = totalChanges
+        // Read at the end of every statement that may write (the count must stay that of the last such end, or a
+        // later statement would count rows changed before it as its own); a statement that writes no table, a
+        // `SELECT` or a savepoint's, changes no row itself.
+        var changedRows = false
+        if statement.writesTables {
+            let totalChanges = connection.totalChanges()
+            changedRows = totalChanges != lastTotalChanges
+            lastTotalChanges = totalChanges
+        }
         if succeeded {
             // Rows the statement changed, itself or through its triggers (a view's `INSTEAD OF` trigger included).
             if statement.hasWatchedWrites && changedRows {
@@ -474,7 +496,7 @@ private func brokerUpdateHook(
     _ context: UnsafeMutableRawPointer?, _ operation: Int32, _ schema: UnsafePointer<CChar>?,
     _ table: UnsafePointer<CChar>?, _ rowid: Int64
 ) {
-    guard let context, let schema, let table else { return }
+    guard let context, let table, let schema else { return }
     Unmanaged<TransactionObservationBroker>.fromOpaque(context)._withUnsafeGuaranteedRef {
         $0.rowChanged(operation, schema: schema, table: table, rowid: rowid)
     }
