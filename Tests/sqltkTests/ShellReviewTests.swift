@@ -1,0 +1,323 @@
+import Foundation
+import Testing
+
+/// A review of the shell's latest changes (bytes that are not UTF-8, `.import` in savepoints, `.eqp`, `.exit` in
+/// scripts), each case given to sqltk and to the sqlite3 shell 3.40 and compared byte for byte. A case that shows a
+/// defect still open runs inside `withKnownIssue`, naming it, so the run stays green until it is fixed.
+@Suite(
+    "sqltk against the sqlite3 shell: a review of raw bytes, .import and scripts",
+    .enabled(
+        if: sqlite3Version?.hasPrefix("3.40.") == true,
+        "needs the sqlite3 shell 3.40 (Debian 12's), the reference of these comparisons: scripts/install-test-peers"))
+struct ShellReviewTests {
+    /// `text` as UTF-8 with the byte `0xE9` (Latin-1's é) put where `%` stands.
+    static func latin1(_ text: String) -> Data {
+        AdversarialShellTests.latin1(text)
+    }
+
+    /// A Latin-1 database: a table, a column, a default and a view whose names and SQL hold the byte E9.
+    static let latin1Schema = latin1(
+        """
+        CREATE TABLE "caf%"(x, "n%" TEXT DEFAULT 'd%f');
+        INSERT INTO "caf%" VALUES('v%', 'w');
+        CREATE VIEW v AS SELECT '%' AS "h%";
+
+        """)
+
+    /// The same script given to both shells on a copy of the same database, made by sqlite3 from `setup`.
+    static func expectSameOnDatabase(
+        _ setup: Data, arguments: [String], input: Data = Data(), sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let sqlite3 = try #require(ShellProcess.sqlite3)
+        let folder = try TemporaryFolder()
+        var results: [(status: Int32, output: Data, error: Data)] = []
+        for (index, shell) in [sqlite3, sqltk].enumerated() {
+            let work = folder.url.appendingPathComponent("work\(index)")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            let made = try ShellProcess.runRaw(sqlite3, ["db.sqlite"], input: setup, directory: work)
+            try #require(made.status == 0, "setup: \(String(decoding: made.error, as: UTF8.self))")
+            results.append(try ShellProcess.runRaw(shell, arguments, input: input, directory: work))
+        }
+        #expect(
+            results[1].output == results[0].output && results[1].status == results[0].status,
+            """
+            sqlite3: status \(results[0].status), \(Array(results[0].output)), stderr \
+            \(String(decoding: results[0].error, as: UTF8.self))
+            sqltk: status \(results[1].status), \(Array(results[1].output)), stderr \
+            \(String(decoding: results[1].error, as: UTF8.self))
+            """,
+            sourceLocation: sourceLocation)
+    }
+
+    @Test("a column name holding a Latin-1 byte is written as its byte in the header")
+    func latin1ColumnName() throws {
+        withKnownIssue("column names are decoded with replacement: the header shows EF BF BD for E9") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                ["-csv", "-header", ":memory:"], input: Self.latin1("SELECT 1 AS \"h%\";\n"))
+        }
+    }
+
+    @Test(".dump, .schema and .tables of a database whose names and schema SQL hold Latin-1 bytes")
+    func latin1SchemaNames() throws {
+        withKnownIssue(
+            """
+            schema names and SQL are read as Strings: each command fails (status 1, no output) with a message \
+            naming Swift types ("read it as Data or [UInt8]")
+            """
+        ) {
+            try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".dump"])
+            try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".schema"])
+            try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".tables"])
+        }
+    }
+
+    @Test(".import of a CSV file whose header holds a Latin-1 byte names the column with that byte")
+    func latin1ImportHeader() throws {
+        withKnownIssue("the header's E9 is stored in the schema as F4 8F BF A9, the private-use stand-in's UTF-8") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"],
+                input: Data(
+                    ".import --csv f.csv t\n.mode quote\nSELECT * FROM t;\nSELECT hex(sql) FROM sqlite_schema;\n".utf8),
+                files: ["f.csv": Self.latin1("a%,b\n1%,2\n")])
+        }
+    }
+
+    @Test(".import into a table whose name holds a Latin-1 byte")
+    func latin1ImportTableName() throws {
+        withKnownIssue("the table is created as t F4 8F BF A9, the stand-in's UTF-8, where sqlite3 makes t E9") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Self.latin1(".import --csv f.csv t%\nSELECT hex(name) FROM sqlite_schema;\n"),
+                files: ["f.csv": Data("a,b\n1,2\n".utf8)])
+        }
+    }
+
+    @Test(".parameter set with a value holding a Latin-1 byte binds that byte")
+    func latin1ParameterValue() throws {
+        withKnownIssue("the value is bound as the stand-in's UTF-8: hex(@a) is F48FBFA978 where sqlite3 gives E978") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Self.latin1(".parameter set @a '%x'\nSELECT hex(@a);\n"))
+        }
+    }
+
+    @Test("an error message naming a Latin-1 name writes its byte")
+    func latin1ErrorMessage() throws {
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let raw = try ShellProcess.runRaw(sqltk, [":memory:"], input: Self.latin1("SELECT * FROM \"t%\";\n"))
+        withKnownIssue("the message is decoded with replacement: sqlite3 writes 'no such table: t' E9, sqltk EF BF BD")
+        {
+            #expect(raw.error.contains(Self.latin1("no such table: t%")))
+        }
+    }
+
+    @Test("text holding U+10FFFF, valid UTF-8, runs under .eqp and with .parameter values")
+    func privateUseTextUnderEqp() throws {
+        withKnownIssue(
+            "U+10FF00...U+10FFFF in SQL is taken for raw bytes: refused as \"SQL holding bytes that are not UTF-8\""
+        ) {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Data(".eqp on\nSELECT '\u{10FFFF}' AS x;\n".utf8))
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Data(".parameter set @a 1\nSELECT '\u{10FFFF}', @a;\n".utf8))
+        }
+    }
+
+    @Test("a U+10FFFF character is one character wide in the column modes")
+    func privateUseWidthInColumns() throws {
+        withKnownIssue("U+10FF00...U+10FFFF count as four columns (one per stand-in byte); sqlite3 counts one") {
+            for mode in ["-column", "-box", "-markdown", "-table"] {
+                try AdversarialShellTests.expectSameAsSQLite3(
+                    [mode, ":memory:", "SELECT 'a' || char(1114111) || 'z' AS c1, char(1113856) AS c2"])
+            }
+        }
+    }
+
+    @Test(".import that fails inside BEGIN after a trigger rolled the transaction back leaves none open")
+    func importRolledBackByTrigger() throws {
+        // RAISE(ROLLBACK) ends the user's transaction inside the import's savepoint. sqlite3 then runs the next
+        // statements in autocommit; the INSERT after the import must survive closing the database (.open).
+        let script = """
+            CREATE TABLE t(a,b);
+            CREATE TRIGGER tr BEFORE INSERT ON t WHEN new.a='x' BEGIN SELECT RAISE(ROLLBACK,'boom'); END;
+            BEGIN;
+            INSERT INTO t VALUES(0,0);
+            .import --csv f.csv t
+            INSERT INTO t VALUES(7,7);
+            .open db.sqlite
+            SELECT * FROM t;
+
+            """
+        withKnownIssue(
+            """
+            a transaction the user did not begin stays open (the toolkit's roll-back-only one): the INSERT after \
+            the import is lost at close, silently; the error names sqltk_savepoint_1 and hides 'boom'
+            """
+        ) {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                ["db.sqlite"], input: Data(script.utf8), files: ["f.csv": Data("3,4\nx,6\n".utf8)])
+        }
+    }
+
+    @Test(".import inside BEGIN that stops at a bad record keeps the user's transaction and its rows")
+    func importFailingInsideBegin() throws {
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let folder = try TemporaryFolder()
+        try Data("3,4\n5,6,7\n".utf8).write(to: folder.url.appendingPathComponent("f.csv"))
+        let script = """
+            CREATE TABLE t(a,b);
+            BEGIN;
+            INSERT INTO t VALUES(1,2);
+            .import --csv f.csv t
+            INSERT INTO t VALUES(8,9);
+            COMMIT;
+            .open db.sqlite
+            SELECT * FROM t;
+
+            """
+        let result = try ShellProcess.run(sqltk, ["db.sqlite"], input: Data(script.utf8), directory: folder.url)
+        // A record of the wrong length is refused (a documented difference); the rest of the transaction commits.
+        #expect(result.output == "1|2\n8|9\n", "stderr: \(result.error)")
+    }
+
+    @Test(".import into a name that TEMP and main both hold fills TEMP's, as sqlite3 does")
+    func importTempShadowsMain() throws {
+        for mainColumns in ["a", "a,b"] {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                ["db.sqlite"],
+                input: Data(
+                    """
+                    CREATE TABLE t(\(mainColumns));
+                    CREATE TEMP TABLE t(a,b);
+                    .import --csv f.csv t
+                    SELECT 'main', * FROM main.t;
+                    SELECT 'temp', * FROM temp.t;
+
+                    """.utf8),
+                files: ["f.csv": Data("1,2\n".utf8)])
+        }
+    }
+
+    @Test(".exit, .quit in a .read inside a .read and in an -init file end what sqlite3 ends")
+    func exitInNestedRead() throws {
+        for ending in [".exit 3", ".exit", ".quit"] {
+            let files = [
+                "a.sql": Data("SELECT 'a1';\n.read b.sql\nSELECT 'a2';\n".utf8),
+                "b.sql": Data("SELECT 'b1';\n\(ending)\nSELECT 'b2';\n".utf8),
+            ]
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Data(".read a.sql\nSELECT 'after';\n".utf8), files: files)
+            try AdversarialShellTests.expectSameAsSQLite3(
+                ["-init", "a.sql", ":memory:", "SELECT 'argument'"], files: files)
+        }
+    }
+
+    @Test(".eqp on with named parameters that .parameter never set")
+    func eqpWithUnsetParameters() throws {
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"],
+            input: Data(
+                """
+                CREATE TABLE t(a);
+                .eqp on
+                SELECT * FROM t WHERE a = :x AND a = @y AND a = $z;
+                SELECT :x, @y, $z, ?5;
+                EXPLAIN QUERY PLAN SELECT * FROM t WHERE a = :x;
+
+                """.utf8))
+    }
+}
+
+/// Random rows of odd values, from a seed, printed by both shells in every mode that writes values as they are (the
+/// column modes count characters, which raw bytes make ambiguous), and dumped by sqltk then loaded into sqlite3: text
+/// with bytes that are not UTF-8, separators, quotes and line breaks; subnormal, signed-zero, extreme and random-bit
+/// reals; the extreme integers; blobs of any byte.
+@Suite(
+    "sqltk against the sqlite3 shell on random raw values",
+    .enabled(
+        if: sqlite3Version?.hasPrefix("3.40.") == true,
+        "needs the sqlite3 shell 3.40 (Debian 12's), the reference of these comparisons: scripts/install-test-peers"))
+struct ShellRawValueParityTests {
+    static let pieces: [[UInt8]] = [
+        [0x61], [0x27], [0x22], [0x2C], [0x0A], [0x0D], [0x09], [0x7C], [0xE9], [0xC3, 0xA9], [0xE2, 0x82],
+        [0xF0, 0x9F, 0x98, 0x80], [0x5C], [0x20], Array("<&>".utf8), [0x01], [0xFF], [0xED, 0xA0, 0x80], [0xC0, 0x80],
+        [0xF4, 0x90, 0x80, 0x80],
+    ]
+
+    static func real(_ random: inout SQLite3RandomParityTests.Generator) -> Double {
+        switch random.next(5) {
+        case 0: return Double(bitPattern: UInt64(1 + random.next(1 << 30)) << UInt64(random.next(22)))  // subnormal
+        case 1: return -0.0
+        case 2:
+            let extremes = [
+                Double.greatestFiniteMagnitude, Double.leastNormalMagnitude, Double.leastNonzeroMagnitude, 1e100,
+                -1e300, 9.999999999999999e22, 1e15, 1e16, 123_456_789_012_345_680,
+            ]
+            return extremes[random.next(extremes.count)]
+        case 3:
+            let bits = UInt64(random.next(1 << 31)) << 33 | UInt64(random.next(1 << 31)) << 2 | UInt64(random.next(4))
+            let value = Double(bitPattern: bits)
+            return value.isFinite ? value : 0.5
+        default:
+            return Double(random.next(2_000_001) - 1_000_000) / 997 * pow(10, Double(random.next(600) - 300))
+        }
+    }
+
+    /// An SQL literal, as bytes: its text may hold any of ``pieces``.
+    static func literal(_ random: inout SQLite3RandomParityTests.Generator) -> [UInt8] {
+        switch random.next(6) {
+        case 0: return Array("NULL".utf8)
+        case 1:
+            let integers: [Int64] = [0, -1, .max, .min, 9_007_199_254_740_993, Int64(random.next(1 << 30)) << 30]
+            return Array(String(integers[random.next(integers.count)]).utf8)
+        case 2:
+            let value = real(&random)
+            // Swift's shortest digits read back as the same double in SQLite; -0.0 as a literal would be folded.
+            return Array((value == 0 && value.sign == .minus ? "(-0.0)" : "\(value)").utf8)
+        case 3:
+            return Array(
+                ("X'" + (0..<random.next(6)).map { _ in String(format: "%02x", random.next(256)) }.joined() + "'").utf8)
+        default:
+            var text: [UInt8] = [0x27]
+            for _ in 0..<random.next(8) {
+                for byte in pieces[random.next(pieces.count)] {
+                    text.append(byte)
+                    if byte == 0x27 { text.append(byte) }
+                }
+            }
+            return text + [0x27]
+        }
+    }
+
+    @Test("random raw values print in the value modes and dump as sqlite3 does", arguments: 1...12)
+    func rawValues(seed: Int) throws {
+        var random = SQLite3RandomParityTests.Generator(state: UInt64(seed) &* 104_729)
+        var table = Array("CREATE TABLE r(a, b, c);\n".utf8)
+        for _ in 0..<(4 + random.next(8)) {
+            table += Array("INSERT INTO r VALUES(".utf8) + Self.literal(&random) + [0x2C] + Self.literal(&random)
+            table += [0x2C] + Self.literal(&random) + Array(");\n".utf8)
+        }
+        var script = table
+        for mode in ["list", "csv", "quote", "line", "json", "insert", "html", "tabs", "ascii"] {
+            script += Array(".mode \(mode)\n.headers \(random.next(2) == 0 ? "on" : "off")\nSELECT * FROM r;\n".utf8)
+        }
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let sqlite3 = try #require(ShellProcess.sqlite3)
+        let expected = try ShellProcess.runRaw(sqlite3, [":memory:"], input: Data(script))
+        let actual = try ShellProcess.runRaw(sqltk, [":memory:"], input: Data(script))
+        #expect(actual.output == expected.output, "seed \(seed), script bytes: \(script)")
+        #expect(actual.status == expected.status, "seed \(seed)")
+
+        // sqltk's dump, loaded by sqlite3, must rebuild what sqlite3's own dump describes.
+        let folder = try TemporaryFolder()
+        let made = try ShellProcess.runRaw(sqlite3, ["a.db"], input: Data(table), directory: folder.url)
+        try #require(made.status == 0, "seed \(seed): setup failed")
+        let dump = try ShellProcess.runRaw(sqltk, ["a.db", ".dump"], input: Data(), directory: folder.url)
+        #expect(dump.status == 0, "seed \(seed): \(String(decoding: dump.error, as: UTF8.self))")
+        _ = try ShellProcess.runRaw(sqlite3, ["b.db"], input: dump.output, directory: folder.url)
+        let check = ".mode quote\nSELECT typeof(a), a, typeof(b), b, typeof(c), c FROM r ORDER BY rowid;\n"
+        let original = try ShellProcess.runRaw(sqlite3, ["a.db"], input: Data(check.utf8), directory: folder.url)
+        let loaded = try ShellProcess.runRaw(sqlite3, ["b.db"], input: Data(check.utf8), directory: folder.url)
+        #expect(loaded.output == original.output, "seed \(seed): sqltk's dump did not rebuild the rows")
+        #expect(!original.output.isEmpty, "seed \(seed)")
+    }
+}
