@@ -132,6 +132,82 @@ struct ShellReviewTests {
         }
     }
 
+    @Test(".output to a file whose name holds a Latin-1 byte creates that name")
+    func latin1OutputFileName() throws {
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let folder = try TemporaryFolder()
+        _ = try ShellProcess.runRaw(
+            sqltk, [":memory:"], input: Self.latin1(".output f%.txt\nSELECT 1;\n"), directory: folder.url)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).map { Array($0.utf8) }
+        withKnownIssue("the file is named f F4 8F BF A9 .txt (the stand-in's UTF-8); sqlite3 names it f E9 .txt") {
+            // A name that is not UTF-8 comes back from the file system with its byte escaped or replaced, never
+            // as the stand-in's four bytes.
+            #expect(!names.contains { $0.starts(with: [0x66, 0xF4, 0x8F, 0xBF, 0xA9]) }, "names: \(names)")
+        }
+    }
+
+    @Test(".shell passes a Latin-1 byte of its command as that byte")
+    func latin1ShellCommand() throws {
+        withKnownIssue("the command gets F4 8F BF A9, the stand-in's UTF-8, where sqlite3's gets E9") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Self.latin1(".shell printf '%s' '%' | od -An -tx1\n"))
+        }
+    }
+
+    @Test(".import with a one-byte Latin-1 column separator")
+    func latin1Separator() throws {
+        withKnownIssue("the separator E9 is four bytes as a stand-in: refused as \"must be one byte\"") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Self.latin1(".separator %\n.import f.csv t\nSELECT * FROM t;\n"),
+                files: ["f.csv": Self.latin1("a%b\n1%2\n")])
+        }
+    }
+
+    @Test("a .width narrower than the text wraps between characters, never inside U+10FFFF")
+    func wrapKeepsPrivateUseCharacter() throws {
+        withKnownIssue("the wrap splits U+10FFFF's four bytes (F4 | 8F BF BF) across two lines") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Data(".mode column\n.width 3\nSELECT 'ab\u{10FFFF}cd' AS x;\n".utf8))
+        }
+    }
+
+    @Test(".import --csv of a last record ending in an empty field and no line break")
+    func importEmptyLastField() throws {
+        withKnownIssue("sqlite3 3.40 stores NULL for that field, sqltk '' (an undocumented difference)") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"],
+                input: Data("CREATE TABLE t(x,y);\n.import --csv f.csv t\n.mode quote\nSELECT * FROM t;\n".utf8),
+                files: ["f.csv": Data("a,b\nc,".utf8)])
+        }
+    }
+
+    @Test(".mode csv output after .import in CSV mode")
+    func csvRowSeparatorAfterImport() throws {
+        withKnownIssue(
+            "sqlite3 3.40's .import sets the CSV row separator to LF for good; sqltk keeps CRLF (undocumented)"
+        ) {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Data(".mode csv\n.import f.csv t\nSELECT * FROM t;\n".utf8),
+                files: ["f.csv": Data("a\n1\n".utf8)])
+        }
+    }
+
+    @Test("EXPLAIN prints sqlite3's indented opcode table")
+    func explainLayout() throws {
+        withKnownIssue("sqltk prints EXPLAIN's rows in the output mode (0|Init|0|7|…); sqlite3 its addr/opcode table") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Data("CREATE TABLE t(a);\nEXPLAIN SELECT * FROM t;\n".utf8))
+        }
+    }
+
+    @Test(".schema of a view ends with sqlite3's comment naming its columns")
+    func schemaOfView() throws {
+        withKnownIssue("sqlite3 3.40 adds /* v(x,\"2\") */ before the semicolon; sqltk does not (undocumented)") {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [":memory:"], input: Data("CREATE VIEW v AS SELECT 1 AS x, 2;\n.schema\n".utf8))
+        }
+    }
+
     @Test(".import that fails inside BEGIN after a trigger rolled the transaction back leaves none open")
     func importRolledBackByTrigger() throws {
         // RAISE(ROLLBACK) ends the user's transaction inside the import's savepoint. sqlite3 then runs the next
