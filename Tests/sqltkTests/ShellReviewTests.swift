@@ -208,6 +208,31 @@ struct ShellReviewTests {
         }
     }
 
+    @Test("sqlite3's dump of a Latin-1-named FTS5 table loads into sqltk with its name's byte")
+    func latin1VirtualTableDumpLoad() throws {
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let sqlite3 = try #require(ShellProcess.sqlite3)
+        let folder = try TemporaryFolder()
+        let setup = Self.latin1(
+            "CREATE VIRTUAL TABLE \"f%\" USING fts5(\"x%\");\nINSERT INTO \"f%\" VALUES('h%llo');\n")
+        _ = try ShellProcess.runRaw(sqlite3, ["a.db"], input: setup, directory: folder.url)
+        let dump = try ShellProcess.runRaw(sqlite3, ["a.db", ".dump"], input: Data(), directory: folder.url)
+        _ = try ShellProcess.runRaw(sqlite3, ["b.db"], input: dump.output, directory: folder.url)
+        _ = try ShellProcess.runRaw(sqltk, ["c.db"], input: dump.output, directory: folder.url)
+        let query = Data("SELECT hex(name), hex(sql) FROM sqlite_schema ORDER BY name;\n".utf8)
+        let expected = try ShellProcess.runRaw(sqlite3, ["b.db"], input: query, directory: folder.url)
+        let actual = try ShellProcess.runRaw(sqlite3, ["c.db"], input: query, directory: folder.url)
+        #expect(!expected.output.isEmpty)
+        withKnownIssue(
+            """
+            the schema row is written with F4 8F BF A9 (the stand-in's UTF-8) for E9: the virtual table's name no \
+            longer matches its shadow tables'
+            """
+        ) {
+            #expect(actual.output == expected.output)
+        }
+    }
+
     @Test(".import that fails inside BEGIN after a trigger rolled the transaction back leaves none open")
     func importRolledBackByTrigger() throws {
         // RAISE(ROLLBACK) ends the user's transaction inside the import's savepoint. sqlite3 then runs the next
