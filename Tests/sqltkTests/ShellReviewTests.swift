@@ -253,7 +253,7 @@ struct ShellReviewTests {
         }
     }
 
-    @Test(".import that fails inside BEGIN after a trigger rolled the transaction back leaves none open")
+    @Test(".import inside BEGIN, stopped by a trigger or ON CONFLICT ROLLBACK, leaves no transaction open")
     func importRolledBackByTrigger() throws {
         // RAISE(ROLLBACK) ends the user's transaction inside the import's savepoint. sqlite3 then runs the next
         // statements in autocommit; the INSERT after the import must survive closing the database (.open).
@@ -276,6 +276,21 @@ struct ShellReviewTests {
         ) {
             try AdversarialShellTests.expectSameAsSQLite3(
                 ["db.sqlite"], input: Data(script.utf8), files: ["f.csv": Data("3,4\nx,6\n".utf8)])
+            // The same through a constraint's own conflict clause, no trigger needed.
+            try AdversarialShellTests.expectSameAsSQLite3(
+                ["db.sqlite"],
+                input: Data(
+                    """
+                    CREATE TABLE t(a INTEGER UNIQUE ON CONFLICT ROLLBACK);
+                    BEGIN;
+                    INSERT INTO t VALUES(1);
+                    .import --csv f.csv t
+                    INSERT INTO t VALUES(7);
+                    .open db.sqlite
+                    SELECT * FROM t;
+
+                    """.utf8),
+                files: ["f.csv": Data("2\n1\n".utf8)])
         }
     }
 
