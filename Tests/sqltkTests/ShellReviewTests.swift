@@ -294,6 +294,24 @@ struct ShellReviewTests {
         }
     }
 
+    @Test("raw and multibyte bytes straddling the 64 KiB read blocks of standard input and .read keep their bytes")
+    func bytesAcrossReadBlocks() throws {
+        // A 240 KB line and 20,000 short ones of odd lengths, so block ends fall inside characters and raw runs.
+        let unit: [UInt8] = [0xC3, 0xA9, 0xE9, 0xF4, 0x8F, 0xBF, 0xBF, 0xF0, 0x9F, 0x98, 0x80, 0xFF]
+        var script = Array("CREATE TABLE t(a);\nINSERT INTO t VALUES('".utf8)
+        for _ in 0..<20_000 { script += unit }
+        script += Array("');\n".utf8)
+        for index in 0..<20_000 {
+            script += Array("INSERT INTO t VALUES('\(String(repeating: "x", count: index % 7))".utf8) + unit
+            script += Array("');\n".utf8)
+        }
+        let check = Array(
+            "SELECT count(*), sum(length(a)), sum(length(hex(a))), hex(substr(a, 65530, 20)) FROM t;\n".utf8)
+        try AdversarialShellTests.expectSameAsSQLite3([":memory:"], input: Data(script + check))
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(Array(".read big.sql\n".utf8) + check), files: ["big.sql": Data(script)])
+    }
+
     @Test(".import inside BEGIN that stops at a bad record keeps the user's transaction and its rows")
     func importFailingInsideBegin() throws {
         let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
