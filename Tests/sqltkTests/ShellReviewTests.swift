@@ -26,7 +26,8 @@ struct ShellReviewTests {
 
     /// The same script given to both shells on a copy of the same database, made by sqlite3 from `setup`.
     static func expectSameOnDatabase(
-        _ setup: Data, arguments: [String], input: Data = Data(), sourceLocation: SourceLocation = #_sourceLocation
+        _ setup: Data, arguments: [String], input: Data = Data(), files: [String: Data] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
         let sqlite3 = try #require(ShellProcess.sqlite3)
@@ -35,6 +36,7 @@ struct ShellReviewTests {
         for (index, shell) in [sqlite3, sqltk].enumerated() {
             let work = folder.url.appendingPathComponent("work\(index)")
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            for (name, bytes) in files { try bytes.write(to: work.appendingPathComponent(name)) }
             let made = try ShellProcess.runRaw(sqlite3, ["db.sqlite"], input: setup, directory: work)
             try #require(made.status == 0, "setup: \(String(decoding: made.error, as: UTF8.self))")
             results.append(try ShellProcess.runRaw(shell, arguments, input: input, directory: work))
@@ -310,6 +312,52 @@ struct ShellReviewTests {
         try AdversarialShellTests.expectSameAsSQLite3([":memory:"], input: Data(script + check))
         try AdversarialShellTests.expectSameAsSQLite3(
             [":memory:"], input: Data(Array(".read big.sql\n".utf8) + check), files: ["big.sql": Data(script)])
+    }
+
+    /// A UTF-16 database (`PRAGMA encoding`) with ASCII, accented and astral text.
+    static let utf16Setup = Data(
+        "PRAGMA encoding='UTF-16le';\nCREATE TABLE t(a);\nINSERT INTO t VALUES('hello'), ('x\u{E9}'), ('\u{1F600}');\n"
+            .utf8)
+
+    @Test("text of a UTF-16 database prints as UTF-8 in every mode")
+    func utf16DatabaseText() throws {
+        withKnownIssue("text is written as the database's UTF-16 bytes (h 00 e 00 ...), even SELECT 'lit' and hex()") {
+            for mode in ["-list", "-csv", "-quote", "-json", "-line", "-column"] {
+                try Self.expectSameOnDatabase(
+                    Self.utf16Setup, arguments: [mode, "db.sqlite", "SELECT a, hex(a), 'lit' FROM t"])
+            }
+        }
+    }
+
+    @Test(".dump of a UTF-16 database loads into sqlite3 as the same text")
+    func utf16Dump() throws {
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let sqlite3 = try #require(ShellProcess.sqlite3)
+        let folder = try TemporaryFolder()
+        _ = try ShellProcess.runRaw(sqlite3, ["a.db"], input: Self.utf16Setup, directory: folder.url)
+        let dump = try ShellProcess.runRaw(sqltk, ["a.db", ".dump"], input: Data(), directory: folder.url)
+        _ = try ShellProcess.runRaw(sqlite3, ["b.db"], input: dump.output, directory: folder.url)
+        let query = Data("SELECT a FROM t;\n".utf8)
+        // The reference: the text as UTF-8, which sqlite3 prints from the UTF-16 database itself.
+        let expected = try ShellProcess.runRaw(sqlite3, ["a.db"], input: query, directory: folder.url)
+        let loaded = try ShellProcess.runRaw(sqlite3, ["b.db"], input: query, directory: folder.url)
+        #expect(expected.output == Data("hello\nx\u{E9}\n\u{1F600}\n".utf8))
+        withKnownIssue(
+            "each text is dumped as CAST(X'<UTF-16 bytes>' AS TEXT): loaded into a UTF-8 database it is h 00 e 00 ..."
+        ) {
+            #expect(loaded.output == expected.output, "dump: \(String(decoding: dump.output, as: UTF8.self))")
+        }
+    }
+
+    @Test(".import into a UTF-16 database stores the file's text")
+    func utf16Import() throws {
+        withKnownIssue("a field with a Latin-1 byte is cast from a blob, read as UTF-16: 'ab' E9 becomes one character")
+        {
+            try Self.expectSameOnDatabase(
+                Self.utf16Setup, arguments: ["db.sqlite"],
+                input: Data(".import --csv f.csv u\nSELECT hex(CAST(a AS BLOB)) FROM u;\n".utf8),
+                files: ["f.csv": Self.latin1("a\nab%\nplain\n")])
+        }
     }
 
     @Test(".import inside BEGIN that stops at a bad record keeps the user's transaction and its rows")
