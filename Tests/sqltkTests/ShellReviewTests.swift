@@ -351,12 +351,24 @@ struct ShellReviewTests {
 
     @Test(".import into a UTF-16 database stores the file's text")
     func utf16Import() throws {
-        withKnownIssue("a field with a Latin-1 byte is cast from a blob, read as UTF-16: 'ab' E9 becomes one character")
-        {
-            try Self.expectSameOnDatabase(
-                Self.utf16Setup, arguments: ["db.sqlite"],
-                input: Data(".import --csv f.csv u\nSELECT hex(CAST(a AS BLOB)) FROM u;\n".utf8),
-                files: ["f.csv": Self.latin1("a\nab%\nplain\n")])
+        let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
+        let sqlite3 = try #require(ShellProcess.sqlite3)
+        let folder = try TemporaryFolder()
+        var stored: [Data] = []
+        // Each shell imports into its own UTF-16 database; sqlite3 then reads both back the same way.
+        for (index, shell) in [sqlite3, sqltk].enumerated() {
+            let work = folder.url.appendingPathComponent("work\(index)")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            try Self.latin1("a\nab%\nplain\n").write(to: work.appendingPathComponent("f.csv"))
+            _ = try ShellProcess.runRaw(sqlite3, ["db.sqlite"], input: Self.utf16Setup, directory: work)
+            _ = try ShellProcess.runRaw(
+                shell, ["db.sqlite"], input: Data(".import --csv f.csv u\n".utf8), directory: work)
+            let query = Data("SELECT hex(CAST(a AS BLOB)), length(a) FROM u;\n".utf8)
+            stored.append(try ShellProcess.runRaw(sqlite3, ["db.sqlite"], input: query, directory: work).output)
+        }
+        #expect(stored[0] == Data("61006200FDFF|3\n70006C00610069006E00|5\n".utf8))
+        withKnownIssue("'ab' E9 is cast from a blob read as UTF-16: stored as U+6261 alone (6162|1), the E9 lost") {
+            #expect(stored[1] == stored[0])
         }
     }
 
