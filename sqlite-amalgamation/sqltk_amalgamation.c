@@ -30,3 +30,29 @@ int sqltk_extra_init(const char *unused) {
     poly1305_tagcmp_pick_best();
     return SQLITE_OK;
 }
+
+/*
+ * carray(?) of BLOBs: sqlite3_carray_bind takes them as an array of `struct iovec`, a type of
+ * <sys/uio.h> that Windows lacks (SQLite declares its own there), so the array is built here,
+ * where sqlite3.c has declared it, from the blobs' addresses and lengths. SQLite copies the
+ * blobs (SQLITE_TRANSIENT) before this returns.
+ */
+int sqltk_carray_bind_blobs(sqltk_sqlite3_stmt *statement, int index, const void *const *data,
+                            const sqltk_sqlite3_int64 *lengths, int count) {
+    struct iovec *vectors;
+    int i, rc;
+    if (count <= 0) return SQLITE_MISUSE;
+    vectors = sqltk_sqlite3_malloc64((sqltk_sqlite3_uint64)count * sizeof(struct iovec));
+    if (vectors == 0) return SQLITE_NOMEM;
+    for (i = 0; i < count; i++) {
+        if (lengths[i] < 0) {
+            sqltk_sqlite3_free(vectors);
+            return SQLITE_MISUSE;
+        }
+        vectors[i].iov_base = (void *)data[i];
+        vectors[i].iov_len = (size_t)lengths[i];
+    }
+    rc = sqltk_sqlite3_carray_bind(statement, index, vectors, count, SQLITE_CARRAY_BLOB, SQLITE_TRANSIENT);
+    sqltk_sqlite3_free(vectors);
+    return rc;
+}

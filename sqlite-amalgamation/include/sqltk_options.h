@@ -36,6 +36,10 @@
    page: two connections doing so at once race on the same global pointers. */
 #define SQLITE_EXTRA_INIT sqltk_extra_init
 
+/* The carray() table-valued function and sqlite3_carray_bind: an array bound as one parameter
+   (`WHERE id IN carray(?)`), instead of one SQL variable per element. */
+#define SQLITE_ENABLE_CARRAY 1
+
 #define SQLITE_LIKE_DOESNT_MATCH_BLOBS 1
 #define SQLITE_OMIT_DEPRECATED 1
 #define SQLITE_OMIT_LOAD_EXTENSION 1

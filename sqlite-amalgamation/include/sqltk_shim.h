@@ -49,4 +49,9 @@ static inline int sqltk_config_log(void (*callback)(void *, int, const char *), 
     return sqltk_sqlite3_config(SQLITE_CONFIG_LOG, callback, context);
 }
 
+/* sqlite3_carray_bind of `count` BLOBs (count > 0), given by their addresses and lengths: builds the
+   `struct iovec` array SQLite reads, and lets SQLite copy the blobs (sqltk_amalgamation.c). */
+int sqltk_carray_bind_blobs(sqltk_sqlite3_stmt *statement, int index, const void *const *data,
+                            const sqltk_sqlite3_int64 *lengths, int count);
+
 #endif /* SQLTK_SHIM_H */

@@ -92,6 +92,39 @@ extension StatementHandle {
             rawValue: sqltk_sqlite3_bind_text64(rawValue, index, text, byteCount, destructor, UInt8(SQLITE_UTF8)))
     }
 
+    /// Binds `count` elements of type `type` at `elements` to the parameter at `index` (1-based), which must be the first argument of the `carray()` table-valued function; SQLite copies them (for `.text`, `elements` points to `count` NUL-terminated C strings, a NULL one giving a NULL row; for `.blob`, use `bindCArrayOfBlobs`). SQLite cannot copy an empty array: bind one with the `destructor` form and `nil` (`SQLITE_STATIC`).
+    ///
+    /// C function: `sqlite3_carray_bind`. Related SQLite documentation: <https://sqlite.org/carray.html>
+    @inlinable
+    public func bindCArray(_ index: Int32, _ elements: UnsafeMutableRawPointer?, count: Int32, type: CArrayType)
+        -> ResultCode
+    {
+        return ResultCode(
+            rawValue: sqltk_sqlite3_carray_bind(rawValue, index, elements, count, type.rawValue, sqltk_transient()))
+    }
+
+    /// Binds `count` elements of type `type` at `elements` to the parameter at `index` (1-based), the first argument of `carray()`, without copying them: SQLite calls `destructor` with `elements` when it no longer needs them, or, when `destructor` is nil (`SQLITE_STATIC`), reads them until the parameter is rebound or the statement is finalized, so the caller keeps them alive and unchanged that long.
+    ///
+    /// C function: `sqlite3_carray_bind`. Related SQLite documentation: <https://sqlite.org/carray.html>
+    @inlinable
+    public func bindCArray(
+        _ index: Int32, _ elements: UnsafeMutableRawPointer?, count: Int32, type: CArrayType,
+        destructor: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+    ) -> ResultCode {
+        return ResultCode(
+            rawValue: sqltk_sqlite3_carray_bind(rawValue, index, elements, count, type.rawValue, destructor))
+    }
+
+    /// Binds `count` BLOBs (more than 0), the one at `data[i]` being `lengths[i]` bytes long, to the parameter at `index` (1-based), the first argument of `carray()`; SQLite copies them. The shim builds the `struct iovec` array SQLite reads.
+    ///
+    /// C function: `sqltk_carray_bind_blobs`. Related SQLite documentation: <https://sqlite.org/carray.html>
+    @inlinable
+    public func bindCArrayOfBlobs(
+        _ index: Int32, data: UnsafeMutablePointer<UnsafeRawPointer?>?, lengths: UnsafePointer<Int64>?, count: Int32
+    ) -> ResultCode {
+        return ResultCode(rawValue: sqltk_carray_bind_blobs(rawValue, index, data, lengths, count))
+    }
+
     /// Binds a BLOB to the parameter at `index` (1-based); SQLite copies the bytes. An empty buffer binds a zero-length BLOB, not NULL.
     ///
     /// C function: `sqlite3_bind_blob64`. Related SQLite documentation: <https://sqlite.org/c3ref/bind_blob.html>

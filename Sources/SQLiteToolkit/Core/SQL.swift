@@ -23,6 +23,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
     /// The interpolated dates by position (their Unix seconds are in ``arguments``), bound in the form of the
     /// connection's ``Database/Configuration/dateStorage``.
     var dates: [Int: Date] = [:]
+    /// The interpolated ``CArray``s by position (NULL in ``arguments``), bound with `sqlite3_carray_bind`.
+    var arrays: [Int: CArray] = [:]
 
     /// SQL without arguments.
     public init(stringLiteral value: String) {
@@ -36,11 +38,12 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
         arguments = stringInterpolation.arguments
         unrepresentable = stringInterpolation.unrepresentable
         dates = stringInterpolation.dates
+        arrays = stringInterpolation.arrays
     }
 
     /// The arguments, ready to bind.
     var statementArguments: StatementArguments {
-        StatementArguments(arguments, unrepresentable: unrepresentable, dates: dates)
+        StatementArguments(arguments, unrepresentable: unrepresentable, dates: dates, arrays: arrays)
     }
 
     /// Collects text and arguments.
@@ -49,6 +52,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
         var arguments: [DatabaseValue] = []
         var unrepresentable: String?
         var dates: [Int: Date] = [:]
+        var arrays: [Int: CArray] = [:]
 
         /// Reserves room.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -71,9 +75,37 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
             append(value)
         }
 
-        private mutating func append(_ value: (any DatabaseValueConvertible)?) {
+        /// Appends a `?` and binds `values` to it as the argument of `carray()`, which must come right before:
+        /// `"… WHERE id IN carray(\(ids))"` (see ``CArray``).
+        public mutating func appendInterpolation(_ values: [Int64]) { append(CArray(values)) }
+
+        /// Appends a `?` and binds `values` as 64-bit integers to it, the argument of `carray()`.
+        public mutating func appendInterpolation(_ values: [Int]) { append(CArray(values)) }
+
+        /// Appends a `?` and binds `values` as 32-bit integers to it, the argument of `carray()`.
+        public mutating func appendInterpolation(_ values: [Int32]) { append(CArray(values)) }
+
+        /// Appends a `?` and binds `values` to it, the argument of `carray()`.
+        public mutating func appendInterpolation(_ values: [Double]) { append(CArray(values)) }
+
+        /// Appends a `?` and binds `values` to it, the argument of `carray()`.
+        public mutating func appendInterpolation(_ values: [String]) { append(CArray(values)) }
+
+        /// Appends a `?` and binds `values` as BLOBs to it, the argument of `carray()`.
+        public mutating func appendInterpolation(_ values: [Data]) { append(CArray(values)) }
+
+        private mutating func append(_ array: CArray) {
+            if unrepresentable == nil, !CArray.followsCArray(text) { unrepresentable = CArray.outsideCArrayProblem }
+            arrays[arguments.count] = array
             text += "?"
+            arguments.append(.null)
+        }
+
+        private mutating func append(_ value: (any DatabaseValueConvertible)?) {
             let converted = StatementArguments.convert(value, problem: &unrepresentable)
+            // An array's value is NULL: only NULL values pay for the cast.
+            if case .null = converted, let array = value as? CArray { return append(array) }
+            text += "?"
             if let date = StatementArguments.date(value, converted: converted) { dates[arguments.count] = date }
             arguments.append(converted)
         }

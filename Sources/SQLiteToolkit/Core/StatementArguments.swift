@@ -39,6 +39,8 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     /// stored form depends on the connection's ``Database/Configuration/dateStorage``, known only when binding.
     let positionalDates: [Int: Date]
     let namedDates: [String: Date]
+    /// The ``CArray`` arguments by position (NULL in ``storage``), bound with `sqlite3_carray_bind`.
+    let positionalArrays: [Int: CArray]
 
     /// Positional arguments, in parameter order.
     public init(_ values: [DatabaseValue]) {
@@ -46,15 +48,17 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         unrepresentable = nil
         positionalDates = [:]
         namedDates = [:]
+        positionalArrays = [:]
     }
 
     /// Positional arguments, in parameter order, with the reason one of them cannot be bound and the dates among
     /// them.
-    init(_ values: [DatabaseValue], unrepresentable: String?, dates: [Int: Date]) {
+    init(_ values: [DatabaseValue], unrepresentable: String?, dates: [Int: Date], arrays: [Int: CArray] = [:]) {
         storage = .positional(values)
         self.unrepresentable = unrepresentable
         positionalDates = dates
         namedDates = [:]
+        positionalArrays = arrays
     }
 
     /// Positional arguments, in parameter order.
@@ -63,15 +67,19 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         var converted: [DatabaseValue] = []
         converted.reserveCapacity(values.count)
         var dates: [Int: Date] = [:]
+        var arrays: [Int: CArray] = [:]
         for value in values {
             let databaseValue = Self.convert(value, problem: &problem)
             if let date = Self.date(value, converted: databaseValue) { dates[converted.count] = date }
+            // An array's value is NULL: only NULL values pay for the cast.
+            if case .null = databaseValue, let array = value as? CArray { arrays[converted.count] = array }
             converted.append(databaseValue)
         }
         storage = .positional(converted)
         unrepresentable = problem
         positionalDates = dates
         namedDates = [:]
+        positionalArrays = arrays
     }
 
     /// `value` when it is a `Date`, whose stored form depends on the connection. A date converts to `.real`, so
@@ -99,6 +107,14 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         return converted
     }
 
+    /// Notes in `problem` that `value`, a named argument, is a ``CArray``, which binds by position only. An array
+    /// converts to NULL, so only NULL values pay for the cast.
+    static func refuseNamedArray(
+        _ value: (any DatabaseValueConvertible)?, converted: DatabaseValue, problem: inout String?
+    ) {
+        if case .null = converted, problem == nil, value is CArray { problem = CArray.namedArgumentProblem }
+    }
+
     /// Positional arguments from a parameter pack, for error messages.
     @usableFromInline
     init<each Value: DatabaseValueConvertible>(describing values: repeat each Value) {
@@ -108,6 +124,7 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         unrepresentable = nil
         positionalDates = [:]
         namedDates = [:]
+        positionalArrays = [:]
     }
 
     /// Named arguments.
@@ -119,6 +136,7 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
             values.mapValues {
                 let converted = Self.convert($0, problem: &problem)
                 if !hasDates, Self.date($0, converted: converted) != nil { hasDates = true }
+                Self.refuseNamedArray($0, converted: converted, problem: &problem)
                 return converted
             })
         // The keys of the dates, found only when there are any: the common case pays nothing more.
@@ -131,6 +149,7 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         unrepresentable = problem
         positionalDates = [:]
         namedDates = dates
+        positionalArrays = [:]
     }
 
     /// Positional arguments from a literal.
@@ -151,12 +170,14 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         for (key, value) in elements {
             let converted = Self.convert(value, problem: &problem)
             if let date = Self.date(value, converted: converted) { dates[key] = date }
+            Self.refuseNamedArray(value, converted: converted, problem: &problem)
             values.append(NamedValue(key: key, value: converted))
         }
         storage = .namedInOrder(values)
         unrepresentable = problem
         positionalDates = [:]
         namedDates = dates
+        positionalArrays = [:]
     }
 
     /// The pairs of a literal as a dictionary; a key given twice keeps its last value.
@@ -178,6 +199,7 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
     public static func == (lhs: StatementArguments, rhs: StatementArguments) -> Bool {
         lhs.canonicalStorage == rhs.canonicalStorage && lhs.unrepresentable == rhs.unrepresentable
             && lhs.positionalDates == rhs.positionalDates && lhs.namedDates == rhs.namedDates
+            && lhs.positionalArrays == rhs.positionalArrays
     }
 
     /// Hashes what ``==(_:_:)`` compares.
@@ -186,6 +208,7 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
         hasher.combine(unrepresentable)
         hasher.combine(positionalDates)
         hasher.combine(namedDates)
+        hasher.combine(positionalArrays)
     }
 
     /// The number of arguments.
@@ -212,6 +235,8 @@ public struct StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral,
             for (offset, value) in values.enumerated() {
                 if !dates.isEmpty, let date = dates[offset] {
                     try date.bind(to: statement, at: Int32(offset + 1))
+                } else if !positionalArrays.isEmpty, let array = positionalArrays[offset] {
+                    try array.bind(to: handle, at: Int32(offset + 1))
                 } else {
                     try value.bind(to: handle, at: Int32(offset + 1))
                 }
