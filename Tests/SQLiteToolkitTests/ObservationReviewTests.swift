@@ -1,0 +1,417 @@
+import Dispatch
+import Foundation
+import SQLiteToolkit
+import Testing
+
+/// A review of observed queries without a table list, of named tables and of a pool's shared reader: each test that
+/// shows a defect is wrapped in `withKnownIssue`, the others show what holds.
+@Suite("Observation review: the region, the shared reader, the names", .timeLimit(.minutes(3)))
+struct ObservationReviewTests {
+    static let schema = """
+        CREATE TABLE a (x);
+        CREATE TABLE b (x);
+        CREATE TABLE other (x);
+        CREATE TABLE log (x);
+        CREATE TABLE config (flag INT NOT NULL);
+        INSERT INTO config VALUES (0);
+        CREATE VIEW v AS SELECT x FROM a;
+        """
+
+    // MARK: - Defects
+
+    @Test("a pool's older run, ended after a newer one ran on the writer, puts back the tables the query read before")
+    func poolOlderRunOverwritesRegion() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1)
+            try await pool.write { db in try db.executeScript(Self.schema) }
+            let gate = DispatchSemaphore(value: 0)
+            let blockNext = Locked(false)
+            let blocked = Locked(false)
+            let values = collect(
+                pool.observe(bufferingPolicy: .unbounded) { db in
+                    let flag = try db.queryValue("SELECT flag FROM config", as: Int.self) ?? 0
+                    let count = try db.queryValue("SELECT count(*) FROM \(flag == 0 ? "a" : "b")", as: Int.self) ?? -1
+                    if blockNext.withLock({ holds in
+                        defer { holds = false }
+                        return holds
+                    }) {
+                        blocked.withLock { $0 = true }
+                        gate.wait()
+                    }
+                    return flag * 100 + count
+                })
+            #expect(await waitUntil { values.current == [0] })
+            // The commit takes the only reader, whose run (of a, flag 0) stops before it ends.
+            blockNext.withLock { $0 = true }
+            try await pool.write { db in try db.execute("INSERT INTO a VALUES (1)") }
+            #expect(await waitUntil { blocked.current })
+            // No reader is idle: this commit's run happens on the writer, reads b, and ends first.
+            try await pool.write { db in try db.execute("UPDATE config SET flag = 1") }
+            gate.signal()
+            #expect(await waitUntil { values.current == [0, 1, 100] })
+            // The run of the flag-0 state ended last and set the watched tables back to config and a.
+            try await pool.write { db in try db.execute("INSERT INTO b VALUES (1)") }
+            await withKnownIssue("a run that ends after a newer one overwrites the region with the older state's reads")
+            {
+                #expect(await waitUntil(seconds: 2) { values.current == [0, 1, 100, 101] })
+            }
+            pool.close()
+        }
+    }
+
+    @Test("a queue's observed query that commits a write loses the tables it read: a nested run ends its recording")
+    func observedQueryThatWritesLosesItsReads() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in try db.executeScript(Self.schema) }
+        let logs = collect(
+            queue.observe(bufferingPolicy: .unbounded) { db in
+                try db.queryValue("SELECT count(*) FROM log", as: Int.self) ?? -1
+            })
+        #expect(await waitUntil { logs.current == [0] })
+        let wroteOnce = Locked(false)
+        let values = collect(
+            queue.observe(bufferingPolicy: .unbounded) { db in
+                let count = try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                // A query that logs its first read: its transaction commits inside the run.
+                if wroteOnce.withLock({ wrote in
+                    defer { wrote = true }
+                    return !wrote
+                }) {
+                    try db.execute("INSERT INTO log VALUES (1)")
+                }
+                return count
+            })
+        #expect(await waitUntil { logs.current == [0, 1] })
+        #expect(await waitUntil { values.current.first == 0 })
+        try await queue.write { db in try db.execute("INSERT INTO a VALUES (1)") }
+        await withKnownIssue("the nested runs' recording resets the outer one: the query watches no table any more") {
+            #expect(await waitUntil(seconds: 2) { values.current.last == 1 })
+        }
+    }
+
+    @Test("a query of sqlite_schema runs again after a commit that creates a table")
+    func schemaQueryRunsAgainAfterCreateTable() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in try db.executeScript(Self.schema) }
+        let values = collect(
+            queue.observe(bufferingPolicy: .unbounded) { db in
+                try db.queryValue("SELECT count(*) FROM sqlite_schema WHERE type = 'table'", as: Int.self) ?? -1
+            })
+        #expect(await waitUntil { values.current == [5] })
+        try await queue.write { db in try db.execute("CREATE TABLE added (x)") }
+        await withKnownIssue(
+            "reads of sqlite_ tables are not recorded, and schema changes are no change: silent forever"
+        ) {
+            #expect(await waitUntil(seconds: 1) { values.current == [5, 6] })
+        }
+    }
+
+    @Test("a view redefined to read another table: the query follows it, or at least runs again")
+    func viewRedefinedToAnotherTable() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in try db.executeScript(Self.schema) }
+        let values = collect(
+            queue.observe(bufferingPolicy: .unbounded) { db in
+                try db.queryValue("SELECT count(*) FROM v", as: Int.self) ?? -1
+            })
+        #expect(await waitUntil { values.current == [0] })
+        try await queue.write { db in
+            try db.executeScript("DROP VIEW v; CREATE VIEW v AS SELECT x FROM b; INSERT INTO other VALUES (1)")
+        }
+        try await queue.write { db in try db.execute("INSERT INTO b VALUES (1)") }
+        await withKnownIssue("the region still names a, which v no longer reads; b's commits are missed") {
+            #expect(await waitUntil(seconds: 1) { values.current.last == 1 })
+        }
+    }
+
+    @Test("a named table the broker never reports (sqlite_sequence) is refused, or heard")
+    func namedInternalTableIsRefusedOrHeard() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in
+            try db.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY AUTOINCREMENT, x)")
+        }
+        let values = collect(
+            queue.observe(tables: ["sqlite_sequence"], bufferingPolicy: .unbounded) { db in
+                try db.queryValue("SELECT count(*) FROM sqlite_sequence", as: Int.self) ?? -1
+            })
+        #expect(await waitUntil { !values.current.isEmpty || values.error != nil })
+        try await queue.write { db in try db.execute("INSERT INTO counter (x) VALUES (1)") }
+        await withKnownIssue(
+            "the check passes it (pragma_table_list lists it), the broker drops sqlite_ writes: silent"
+        ) {
+            #expect(await waitUntil(seconds: 1) { values.current == [0, 1] || values.error != nil })
+        }
+    }
+
+    // MARK: - What held
+
+    /// One way to read a table, and a write that changes what it reads.
+    struct ReadShape: Sendable, CustomTestStringConvertible {
+        let name: String
+        let setUp: String
+        let query: String
+        let write: String
+        var testDescription: String { name }
+    }
+
+    static let shapes: [ReadShape] = [
+        ReadShape(
+            name: "CTE", setUp: "", query: "WITH c AS (SELECT x FROM a) SELECT count(*) FROM c",
+            write: "INSERT INTO a VALUES (1)"),
+        ReadShape(
+            name: "recursive CTE over a table",
+            setUp: "",
+            query: """
+                WITH RECURSIVE r(n) AS (SELECT count(*) FROM a UNION ALL SELECT n - 1 FROM r WHERE n > 0)
+                SELECT count(*) FROM r
+                """,
+            write: "INSERT INTO a VALUES (1)"),
+        ReadShape(
+            name: "subquery in WHERE", setUp: "",
+            query: "SELECT count(*) FROM other WHERE 1 IN (SELECT count(*) FROM a)", write: "INSERT INTO a VALUES (1)"),
+        ReadShape(
+            name: "EXISTS without a column", setUp: "", query: "SELECT EXISTS (SELECT 1 FROM a)",
+            write: "INSERT INTO a VALUES (1)"),
+        ReadShape(
+            name: "rowid only", setUp: "", query: "SELECT coalesce(max(rowid), 0) FROM a",
+            write: "INSERT INTO a VALUES (1)"),
+        ReadShape(
+            name: "WITHOUT ROWID", setUp: "CREATE TABLE w (k PRIMARY KEY, x) WITHOUT ROWID",
+            query: "SELECT count(*) FROM w", write: "INSERT INTO w VALUES (1, 1)"),
+        ReadShape(
+            name: "FTS5 MATCH", setUp: "CREATE VIRTUAL TABLE f USING fts5(body)",
+            query: "SELECT count(*) FROM f WHERE f MATCH 'hello'", write: "INSERT INTO f VALUES ('hello')"),
+        ReadShape(
+            name: "FTS5 external content without triggers, read by rowid",
+            setUp: """
+                CREATE TABLE docs (id INTEGER PRIMARY KEY, body);
+                INSERT INTO docs VALUES (1, 'old');
+                CREATE VIRTUAL TABLE fe USING fts5(body, content='docs', content_rowid='id');
+                """,
+            query: "SELECT length(body) FROM fe WHERE rowid = 1", write: "UPDATE docs SET body = 'longer' WHERE id = 1"),
+        ReadShape(
+            name: "temp table", setUp: "CREATE TEMP TABLE t (x)", query: "SELECT count(*) FROM temp.t",
+            write: "INSERT INTO t VALUES (1)"),
+        ReadShape(
+            name: "attached table",
+            setUp: "ATTACH ':memory:' AS side; CREATE TABLE side.s (x)", query: "SELECT count(*) FROM side.s",
+            write: "INSERT INTO side.s VALUES (1)"),
+        ReadShape(
+            name: "view through a join", setUp: "CREATE VIEW j AS SELECT a.x FROM a JOIN b ON 1",
+            query: "SELECT count(*) FROM j", write: "INSERT INTO b VALUES (1)"),
+    ]
+
+    @Test("without a table list, a queue's query runs again after a write to what it reads", arguments: shapes)
+    func queueFollowsEveryReadShape(_ shape: ReadShape) async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in
+            try db.executeScript(Self.schema)
+            try db.executeScript("INSERT INTO b VALUES (0);" + shape.setUp)
+        }
+        let runs = Locked(0)
+        let values = collect(
+            queue.observe(bufferingPolicy: .unbounded) { db in
+                runs.withLock { $0 += 1 }
+                return try db.queryValue(shape.query, as: Int.self) ?? -1
+            })
+        #expect(await waitUntil { values.current.count == 1 })
+        try await queue.write { db in try db.execute("INSERT INTO log VALUES (1)") }
+        #expect(runs.current == 1, "a write to a table the query does not read made it run")
+        try await queue.write { db in try db.execute(shape.write) }
+        #expect(await waitUntil { runs.current == 2 })
+        #expect(values.error == nil)
+    }
+
+    @Test("names: other case is known; schema-qualified and quoted names are refused with unknownTable")
+    func namedTableSpellings() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in try db.executeScript(Self.schema) }
+        let known = collect(queue.observe(tables: ["A"]) { db in try db.queryValue("SELECT 1", as: Int.self) ?? -1 })
+        #expect(await waitUntil { known.current == [1] })
+        for name in ["main.a", "\"a\""] {
+            let refused = collect(
+                queue.observe(tables: [name]) { db in try db.queryValue("SELECT 1", as: Int.self) ?? -1 })
+            #expect(await waitUntil { refused.error != nil })
+            #expect((refused.error as? DatabaseError)?.reason == .unknownTable(name))
+        }
+    }
+
+    @Test("a query that throws on a pool's shared reader ends its stream only; the others go on, the reader returns")
+    func throwingQueryOnSharedReader() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1)
+            try await pool.write { db in try db.executeScript(Self.schema) }
+            let failing = collect(
+                pool.observe(tables: ["a"], bufferingPolicy: .unbounded) { db in
+                    let count = try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                    if count == 1 { _ = try db.query("SELECT * FROM no_such_table") }
+                    return count
+                })
+            let healthy = (0..<3).map { _ in
+                collect(
+                    pool.observe(bufferingPolicy: .unbounded) { db in
+                        try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                    })
+            }
+            #expect(await waitUntil { healthy.allSatisfy { $0.current == [0] } && failing.current == [0] })
+            for _ in 0..<3 { try await pool.write { db in try db.execute("INSERT INTO a VALUES (1)") } }
+            #expect(await waitUntil { healthy.allSatisfy { $0.current == [0, 1, 2, 3] } })
+            #expect(await waitUntil { failing.error != nil })
+            // The reader is back, and sees the last commit (no read transaction of the failed run was left open).
+            #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM a", as: Int.self) } == 3)
+            #expect(pool.readerCount <= 1)
+            pool.close()
+            #expect(await waitUntil { healthy.allSatisfy(\.finished) })
+        }
+    }
+
+    @Test("one reader, twelve observed queries and concurrent reads: every value arrives, no reader leaks")
+    func oneReaderManyQueriesConcurrentReads() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1)
+            try await pool.write { db in try db.executeScript(Self.schema) }
+            let streams = (0..<12).map { index in
+                collect(
+                    pool.observe(tables: index.isMultiple(of: 2) ? ["a"] : nil, bufferingPolicy: .unbounded) { db in
+                        try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                    })
+            }
+            let commits = 40
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for _ in 0..<commits { try await pool.write { db in try db.execute("INSERT INTO a VALUES (1)") } }
+                }
+                for _ in 0..<4 {
+                    group.addTask {
+                        for _ in 0..<50 {
+                            _ = try await pool.read { db in try db.queryValue("SELECT 1", as: Int.self) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(await waitUntil { streams.allSatisfy { $0.current.last == commits } })
+            for stream in streams { #expect(stream.current == stream.current.sorted(), "values in commit order") }
+            #expect(pool.readerCount <= 1)
+            // The reader was checked in: a blocking read gets it at once.
+            #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM a", as: Int.self) } == commits)
+            pool.close()
+            #expect(await waitUntil { streams.allSatisfy(\.finished) })
+        }
+    }
+
+    @Test("cancelling a stream while its run holds the shared reader: the reader returns, the others go on")
+    func cancelWhileRunInFlight() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1)
+            try await pool.write { db in try db.executeScript(Self.schema) }
+            let gate = DispatchSemaphore(value: 0)
+            let blocked = Locked(false)
+            let runs = Locked(0)
+            let cancelled = collect(
+                pool.observe(tables: ["a"]) { db in
+                    let run = runs.withLock {
+                        $0 += 1
+                        return $0
+                    }
+                    if run == 2 {
+                        blocked.withLock { $0 = true }
+                        gate.wait()
+                    }
+                    return try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                })
+            let other = collect(
+                pool.observe(tables: ["a"], bufferingPolicy: .unbounded) { db in
+                    try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                })
+            #expect(await waitUntil { cancelled.current == [0] && other.current == [0] })
+            try await pool.write { db in try db.execute("INSERT INTO a VALUES (1)") }
+            #expect(await waitUntil { blocked.current })
+            cancelled.task?.cancel()
+            gate.signal()
+            try await pool.write { db in try db.execute("INSERT INTO a VALUES (1)") }
+            #expect(await waitUntil { other.current == [0, 1, 2] })
+            #expect(runs.current == 2, "the cancelled query ran after its cancellation")
+            #expect(try await pool.read { db in try db.queryValue("SELECT count(*) FROM a", as: Int.self) } == 2)
+            pool.close()
+        }
+    }
+
+    @Test("a query whose closure starts another observation, on a queue and a pool: both deliver")
+    func closureStartsObservation() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            let queue = try DatabaseQueue()
+            try await pool.write { db in try db.executeScript(Self.schema) }
+            try await queue.write { db in try db.executeScript(Self.schema) }
+            let inner = Locked<[Collector<Int>]>([])
+            let outerPool = collect(
+                pool.observe(tables: ["a"]) { db in
+                    let count = try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                    if count == 0 {
+                        let stream = pool.observe(tables: ["b"]) { db in
+                            try db.queryValue("SELECT count(*) FROM b", as: Int.self) ?? -1
+                        }
+                        inner.withLock { $0.append(collect(stream)) }
+                    }
+                    return count
+                })
+            let outerQueue = collect(
+                queue.observe { db in
+                    let count = try db.queryValue("SELECT count(*) FROM a", as: Int.self) ?? -1
+                    if count == 0 {
+                        let stream = queue.observe { db in
+                            try db.queryValue("SELECT count(*) FROM b", as: Int.self) ?? -1
+                        }
+                        inner.withLock { $0.append(collect(stream)) }
+                    }
+                    return count
+                })
+            #expect(await waitUntil { inner.current.count == 2 && inner.current.allSatisfy { $0.current == [0] } })
+            try await pool.write { db in try db.execute("INSERT INTO b VALUES (1)") }
+            try await queue.write { db in try db.execute("INSERT INTO b VALUES (1)") }
+            #expect(await waitUntil { inner.current.allSatisfy { $0.current.last == 1 } })
+            #expect(outerPool.current == [0] && outerQueue.current == [0])
+            pool.close()
+            queue.close()
+            #expect(
+                await waitUntil { inner.current.allSatisfy(\.finished) && outerPool.finished && outerQueue.finished })
+        }
+    }
+}
+
+// MARK: - Support
+
+/// The values a stream yielded so far, drained by a task of its own, and how it ended.
+final class Collector<Value: Sendable>: Sendable {
+    let values = Locked<[Value]>([])
+    let ending = Locked<(finished: Bool, error: (any Error)?)>((false, nil))
+    nonisolated(unsafe) var task: Task<Void, Never>?
+
+    var current: [Value] { values.current }
+    var finished: Bool { ending.current.finished }
+    var error: (any Error)? { ending.current.error }
+}
+
+func collect<Value: Sendable>(_ stream: AsyncThrowingStream<Value, any Error>) -> Collector<Value> {
+    let collector = Collector<Value>()
+    collector.task = Task {
+        do {
+            for try await value in stream { collector.values.withLock { $0.append(value) } }
+            collector.ending.withLock { $0 = (true, nil) }
+        } catch {
+            collector.ending.withLock { $0 = (true, error) }
+        }
+    }
+    return collector
+}
+
+/// Whether `condition` held within `seconds`, checked every millisecond.
+func waitUntil(seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { return false }
+        try? await Task.sleep(nanoseconds: 1_000_000)
+    }
+    return true
+}
