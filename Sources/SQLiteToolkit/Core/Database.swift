@@ -387,7 +387,10 @@ public final class Database {
         liveStatements[ObjectIdentifier(statement)] = Unmanaged.passUnretained(statement)
         // The tables the authorizer saw this statement write while it was prepared, for the transaction observers.
         if observation.isActive {
-            (statement.writtenTables, statement.savepointCommand) = observation.takeAuthorizedWrites()
+            let authorized = observation.takeAuthorizedWrites()
+            statement.writtenTables = authorized.tables
+            statement.savepointCommand = authorized.savepoint
+            statement.writesSchema = authorized.writesSchema
         }
         return statement
     }

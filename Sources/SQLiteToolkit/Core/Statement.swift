@@ -63,9 +63,12 @@ public final class Statement {
     /// The connection's transaction observers, read at each end of the statement without going through the
     /// unowned ``database`` (each use of which retains and releases the connection).
     @usableFromInline let observation: TransactionObservationBroker
-    /// The tables the statement may write (its triggers' included), as SQLite's authorizer named them while
-    /// transaction observers were registered; empty otherwise (see TransactionObservationBroker.swift).
-    @exclusivity(unchecked) var writtenTables: [String] = []
+    /// The tables the statement may write (its triggers' included), with their schemas, as SQLite's authorizer
+    /// named them while transaction observers were registered; empty otherwise (see
+    /// TransactionObservationBroker.swift).
+    @exclusivity(unchecked) var writtenTables: [WrittenTable] = []
+    /// Whether the statement may change the schema (it writes `sqlite_schema`), as the authorizer said.
+    @exclusivity(unchecked) var writesSchema = false
     /// Those of ``writtenTables`` that an observer watches, as of the observers' ``watchedWritesGeneration``.
     @exclusivity(unchecked) var watchedWrites: [String] = []
     /// The broker's generation ``watchedWrites`` was computed for.

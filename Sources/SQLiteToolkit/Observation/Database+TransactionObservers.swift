@@ -35,9 +35,10 @@ public struct DatabaseRowChange: Sendable, Hashable {
 /// What one committed transaction changed, as a transaction observer receives it: the tables it changed, and the
 /// rows of those tables that SQLite's update hook reported.
 ///
-/// ``tables`` is exact for every kind of table: it comes from the statements that changed at least one row
-/// (SQLite's authorizer names the tables each statement writes, its triggers' included). ``rowChanges`` lists
-/// rows of rowid tables only: SQLite reports no row of a `WITHOUT ROWID` table or a virtual table (a change to an
+/// ``tables`` names every table the transaction changed, of every kind: it comes from the statements that changed
+/// at least one row (SQLite's authorizer names the tables each statement may write, its triggers' included). It can
+/// also name a table such a statement's triggers could have written but did not (a trigger whose `WHEN` was
+/// false): never a table left out. ``rowChanges`` lists rows of rowid tables only: SQLite reports no row of a `WITHOUT ROWID` table or a virtual table (a change to an
 /// FTS5 table shows as changes to its shadow tables, `name_content` and the like), and none of its own `sqlite_`
 /// tables.
 public struct DatabaseTransactionChanges: Sendable {
@@ -47,6 +48,11 @@ public struct DatabaseTransactionChanges: Sendable {
     /// The rows SQLite reported, in the order the statements changed them (of the observer's tables, when it
     /// named some); empty for an observer registered without row changes.
     public var rowChanges: [DatabaseRowChange]
+
+    /// Whether the transaction changed the schema: observed queries without a table list run again.
+    var schemaChanged = false
+    /// The commit's number among those the connection's observers were told of, from 1.
+    var commitNumber = 0
 
     /// Makes a description of a transaction's changes.
     public init(tables: Set<String>, rowChanges: [DatabaseRowChange]) {
@@ -120,10 +126,12 @@ extension Database {
     func addTransactionObserverUnchecked(
         tables: Set<String>?,
         includingRowChanges: Bool,
+        wantsSchemaChanges: Bool = false,
         _ observer: @escaping (DatabaseTransactionChanges) -> Void
     ) throws -> TransactionObserverID {
         let connection = try connection()
-        let id = observation.add(tables: tables, includingRowChanges: includingRowChanges, observer)
+        let id = observation.add(
+            tables: tables, includingRowChanges: includingRowChanges, wantsSchemaChanges: wantsSchemaChanges, observer)
         observation.install(on: connection)
         return id
     }

@@ -86,9 +86,11 @@ extension DatabasePool {
             do {
                 try writer.access { db in
                     guard let self, !entry.hasEnded else { return }
-                    if let tables { try db.checkTablesExist(tables) }
+                    // Readers do not see the writer's temp tables: a name only they would hold is unknown.
+                    if let tables { try db.checkTablesExist(tables, includingTemporary: false) }
                     let group = try self.observedQueries.add(entry, on: db, pool: self)
-                    let first = query.run(on: db, inStartedRead: false, decided: false)
+                    let ticket = query.region.firstRun(commitCount: db.observedCommitCount)
+                    let first = query.run(on: db, inStartedRead: false, ticket: ticket, decided: false)
                     group.deliveries.async { query.sink.deliver(first) }
                 }
             } catch {
@@ -101,18 +103,24 @@ extension DatabasePool {
     /// Called by the writer right after a commit that concerns `due`: starts a read transaction on an idle reader,
     /// so that it sees this commit and no later one, and runs the queries there, one after another, on
     /// `deliveries`; or, with no reader idle, runs them on the writer now.
-    func runAfterCommit(_ due: [PoolObservationEntry], on writerDatabase: Database, deliveries: DispatchQueue) {
+    func runAfterCommit(
+        _ due: [(entry: PoolObservationEntry, ticket: Int)], on writerDatabase: Database, deliveries: DispatchQueue
+    ) {
         if let reader = startReadForObservation() {
             deliveries.async {
-                self.runStartedRead(on: reader) { database in
-                    for entry in due { entry.runAndDeliver(on: database, inStartedRead: true) }
+                let ran = self.runStartedRead(on: reader) { database in
+                    for (entry, ticket) in due { entry.runAndDeliver(on: database, ticket: ticket) }
+                }
+                // Not run (the pool closed, or this thread is inside an access): the runs end unheard.
+                if !ran {
+                    for (entry, ticket) in due { entry.region.runEnded(reads: nil, ticket: ticket, decided: true) }
                 }
                 self.checkIn(reader)
             }
             return
         }
-        for entry in due {
-            let deliver = entry.run(on: writerDatabase)
+        for (entry, ticket) in due {
+            let deliver = entry.run(on: writerDatabase, ticket: ticket)
             deliveries.async(execute: deliver)
         }
     }
@@ -142,15 +150,17 @@ extension DatabasePool {
     /// Runs `body` in the read transaction a reader started for it, then ends the transaction and the cursors
     /// `body` left open; the calling thread counts as inside an access to the pool meanwhile. A closed pool, or a
     /// thread already inside an access, gives `body` nothing to run on: the queries' streams end with that error.
-    private func runStartedRead(on reader: PooledReader, _ body: (Database) -> Void) {
-        guard let database = reader.database else { return }
+    @discardableResult
+    private func runStartedRead(on reader: PooledReader, _ body: (Database) -> Void) -> Bool {
+        guard let database = reader.database else { return false }
         guard let list = ThreadAccesses.enter(identity) else {
             try? database.rollback()
-            return
+            return false
         }
         defer { ThreadAccesses.leave(identity, from: list) }
         body(database)
         try? database.rollback()
         try? SerializedDatabase.finishAccess(database, bodyFailed: true)
+        return true
     }
 }

@@ -76,13 +76,17 @@ extension DatabaseQueue {
                     // Unowned: the connection keeps its observers, and calls them only while it is open. Without a
                     // table list the observer hears every commit, and the region decides. A named table that does
                     // not exist throws here.
-                    let id = try db.addTransactionObserver(tables: tables, includingRowChanges: false) {
-                        [unowned db] changes in
-                        guard query.region.commitNeedsRun(changes) else { return }
-                        query.sink.deliver(query.run(on: db, inStartedRead: false, decided: true))
+                    if let tables { try db.checkTablesExist(tables) }
+                    let id = try db.addTransactionObserverUnchecked(
+                        tables: tables, includingRowChanges: false, wantsSchemaChanges: tables == nil
+                    ) { [unowned db] changes in
+                        guard let ticket = query.region.commitNeedsRun(changes, commitCount: db.observedCommitCount)
+                        else { return }
+                        query.sink.deliver(query.run(on: db, inStartedRead: false, ticket: ticket, decided: true))
                     }
                     guard registration.register(id) else { return db.removeTransactionObserver(id) }
-                    query.sink.deliver(query.run(on: db, inStartedRead: false, decided: false))
+                    let ticket = query.region.firstRun(commitCount: db.observedCommitCount)
+                    query.sink.deliver(query.run(on: db, inStartedRead: false, ticket: ticket, decided: false))
                 }
             } catch {
                 continuation.finish(throwing: error)

@@ -68,9 +68,13 @@ final class PoolObservationGroup: @unchecked Sendable {
         if observerID != nil, watched == .some(tables) { return }
         // Unowned: the connection keeps its observers, and calls them only while it is open. The group is held
         // by the observer only; the pool weakly, since it owns the writer.
-        let id = try db.addTransactionObserverUnchecked(tables: tables, includingRowChanges: false) {
-            [unowned db, self] changes in
-            let due = entries.filter { $0.needsRun(after: changes) }
+        let id = try db.addTransactionObserverUnchecked(
+            tables: tables, includingRowChanges: false, wantsSchemaChanges: tables == nil
+        ) { [unowned db, self] changes in
+            let commitCount = db.observedCommitCount
+            let due = entries.compactMap { entry in
+                entry.ticket(after: changes, commitCount: commitCount).map { (entry: entry, ticket: $0) }
+            }
             guard !due.isEmpty, let pool = self.pool else { return }
             pool.runAfterCommit(due, on: db, deliveries: deliveries)
         }
@@ -83,30 +87,31 @@ final class PoolObservationGroup: @unchecked Sendable {
 /// One observed query of a pool, type-erased for its group, and whether its stream ended.
 final class PoolObservationEntry: Sendable {
     let region: ObservedRegion
-    private let runQuery: @Sendable (Database, Bool) -> @Sendable () -> Void
+    private let runQuery: @Sendable (Database, Bool, Int) -> @Sendable () -> Void
     private let ended = LockedState(false)
 
     init<Value: Sendable>(_ query: ObservedQuery<Value>) {
         region = query.region
-        runQuery = { db, inStartedRead in
-            let result = query.run(on: db, inStartedRead: inStartedRead, decided: true)
+        runQuery = { db, inStartedRead, ticket in
+            let result = query.run(on: db, inStartedRead: inStartedRead, ticket: ticket, decided: true)
             return { query.sink.deliver(result) }
         }
     }
 
-    /// Whether a commit that changed `changes.tables` makes the query run again (counted as under way when so).
-    func needsRun(after changes: DatabaseTransactionChanges) -> Bool {
-        !hasEnded && region.commitNeedsRun(changes)
+    /// The ticket of the run a commit that changed `changes.tables` makes the query run (counted as under way),
+    /// or `nil` when it need not run.
+    func ticket(after changes: DatabaseTransactionChanges, commitCount: Int) -> Int? {
+        hasEnded ? nil : region.commitNeedsRun(changes, commitCount: commitCount)
     }
 
     /// Runs the query on the writer, after a commit; returns the delivery of its value, for the group's queue.
-    func run(on db: Database) -> @Sendable () -> Void {
-        runQuery(db, false)
+    func run(on db: Database, ticket: Int) -> @Sendable () -> Void {
+        runQuery(db, false, ticket)
     }
 
     /// Runs the query in the read transaction a reader started, and delivers its value now (on the group's queue).
-    func runAndDeliver(on db: Database, inStartedRead: Bool) {
-        runQuery(db, inStartedRead)()
+    func runAndDeliver(on db: Database, ticket: Int) {
+        runQuery(db, true, ticket)()
     }
 
     /// Marks the stream ended; `false` when it had ended already.

@@ -29,6 +29,9 @@ final class TransactionObservationBroker {
         /// The lowercased names of the tables it watches; `nil` for all.
         let tables: Set<String>?
         let includingRowChanges: Bool
+        /// Whether it is told of a commit that changed the schema and no table (an observed query without a table
+        /// list, whose views may read other tables now).
+        let wantsSchemaChanges: Bool
         let callback: (DatabaseTransactionChanges) -> Void
     }
 
@@ -54,6 +57,11 @@ final class TransactionObservationBroker {
     // The transaction in progress.
     /// Tables changed, in order, with repeats: marks of savepoints are counts of this list.
     @exclusivity(unchecked) private var changedTables: [String] = []
+    /// Whether a statement of the transaction changed the schema (kept through a `ROLLBACK TO`: at worst an extra
+    /// run of an observed query).
+    @exclusivity(unchecked) private var schemaChanged = false
+    /// The commits delivered so far, the one being delivered included: each delivery carries its number.
+    @exclusivity(unchecked) private(set) var commitCount = 0
     /// Rows changed, in order.
     @exclusivity(unchecked) private var rowChanges: [DatabaseRowChange] = []
     /// The open savepoints, outermost first: each one's name and the counts of the lists when it began.
@@ -66,7 +74,9 @@ final class TransactionObservationBroker {
     @exclusivity(unchecked) private var commitRequested = false
     /// Tables the authorizer saw written since the last statement took them: by the statement being prepared, or by
     /// the one being re-prepared while it runs.
-    @exclusivity(unchecked) private var authorizedWrites: [String] = []
+    @exclusivity(unchecked) private var authorizedWrites: [WrittenTable] = []
+    /// Whether the authorizer saw the statement being prepared write the schema.
+    @exclusivity(unchecked) private var authorizedSchemaWrite = false
     /// What the authorizer saw the statement being prepared do to a savepoint.
     @exclusivity(unchecked) private var authorizedSavepoint = SavepointCommand.none
     /// Whether the authorizer saw a statement prepared since the last statement took what it saw.
@@ -81,9 +91,11 @@ final class TransactionObservationBroker {
     /// The tables (lowercased) the statements prepared since ``beginRecordingReads(on:)`` read, and `nil` when no
     /// recording runs: what an observed query without a table list watches.
     @exclusivity(unchecked) private var recordedReads: Set<String>?
+    /// How many recordings are under way (a run of an observed query can commit, and so start another run inside).
+    @exclusivity(unchecked) private var recordingDepth = 0
     /// Commits made while observers were being told of an earlier one (an observer that wrote), told after it, in
     /// order: each is the tables and the rows it changed.
-    @exclusivity(unchecked) private var pendingDeliveries: [(tables: Set<String>, rows: [DatabaseRowChange])] = []
+    @exclusivity(unchecked) private var pendingDeliveries: [DatabaseTransactionChanges] = []
     @exclusivity(unchecked) private var isDelivering = false
 
     var isEmpty: Bool { observers.isEmpty }
@@ -116,13 +128,14 @@ final class TransactionObservationBroker {
     // MARK: - Observers
 
     func add(
-        tables: Set<String>?, includingRowChanges: Bool, _ callback: @escaping (DatabaseTransactionChanges) -> Void
+        tables: Set<String>?, includingRowChanges: Bool, wantsSchemaChanges: Bool = false,
+        _ callback: @escaping (DatabaseTransactionChanges) -> Void
     ) -> TransactionObserverID {
         nextID += 1
         observers.append(
             Observer(
                 id: nextID, tables: tables.map { Set($0.map { $0.lowercased() }) },
-                includingRowChanges: includingRowChanges, callback: callback))
+                includingRowChanges: includingRowChanges, wantsSchemaChanges: wantsSchemaChanges, callback: callback))
         observersChanged()
         return TransactionObserverID(value: nextID)
     }
@@ -242,7 +255,7 @@ final class TransactionObservationBroker {
     private func installAuthorizer(on connection: ConnectionHandle) {
         let deletesRowByRow = wantsRows
         let tracksWrites = isActive
-        _ = connection.setAuthorizer { [self] action, table, detail, _, _ in
+        _ = connection.setAuthorizer { [self] action, table, detail, schema, _ in
             if action == .read {
                 // `table` is the table read (a view's reads are of its tables), `detail` the column.
                 if let table, recordedReads != nil, !table.utf8.starts(with: "sqlite_".utf8) {
@@ -257,10 +270,17 @@ final class TransactionObservationBroker {
                 hasAuthorizedWrites = true
                 return .ok
             }
-            guard action == .insert || action == .update || action == .delete, let table,
-                !table.utf8.starts(with: "sqlite_".utf8)
-            else { return .ok }
-            if authorizedWrites.last != table { authorizedWrites.append(table) }
+            guard action == .insert || action == .update || action == .delete, let table else { return .ok }
+            if table.utf8.starts(with: "sqlite_".utf8) {
+                // SQLite's own tables are never reported; a write to the schema table is a schema change.
+                if Self.isSchemaTable(table) {
+                    authorizedSchemaWrite = true
+                    hasAuthorizedWrites = true
+                }
+                return .ok
+            }
+            let written = WrittenTable(name: table, schema: schema)
+            if authorizedWrites.last != written { authorizedWrites.append(written) }
             hasAuthorizedWrites = true
             // SQLite's documented way to turn off the truncate optimization, which deletes every row of a table
             // without reporting one: the DELETE still runs, row by row.
@@ -269,23 +289,29 @@ final class TransactionObservationBroker {
     }
 
     /// Starts recording the tables the connection's statements read: the authorizer is set again, so that every
-    /// statement, a cached one too, is prepared again before its next step and reports its reads.
+    /// statement, a cached one too, is prepared again before its next step and reports its reads. A recording
+    /// started inside another (a run that commits, and so runs a query again) joins it.
     func beginRecordingReads(on connection: ConnectionHandle) {
+        recordingDepth += 1
+        guard recordingDepth == 1 else { return }
         recordedReads = []
         installAuthorizer(on: connection)
     }
 
-    /// Stops recording and returns the tables read since ``beginRecordingReads(on:)``; the authorizer goes back to
-    /// what the observers need (none, without observers).
+    /// Stops a recording and returns the tables read since it began (those of the recordings it joined included).
+    /// The authorizer stays: it records nothing until the next recording, and setting it again would make SQLite
+    /// prepare every statement once more.
     func endRecordingReads(on connection: ConnectionHandle) -> Set<String> {
         let reads = recordedReads ?? []
-        recordedReads = nil
-        if isActive {
-            installAuthorizer(on: connection)
-        } else {
-            _ = connection.setAuthorizer(nil)
-        }
+        recordingDepth = max(0, recordingDepth - 1)
+        if recordingDepth == 0 { recordedReads = nil }
         return reads
+    }
+
+    /// Whether `table` (one of SQLite's `sqlite_` tables) is the schema table, under any of its names.
+    static func isSchemaTable(_ table: String) -> Bool {
+        namesMatch(table, "sqlite_master") || namesMatch(table, "sqlite_temp_master")
+            || namesMatch(table, "sqlite_schema") || namesMatch(table, "sqlite_temp_schema")
     }
 
     func uninstall(from connection: ConnectionHandle) {
@@ -297,6 +323,7 @@ final class TransactionObservationBroker {
         isActive = false
         self.connection = nil
         recordedReads = nil
+        recordingDepth = 0
     }
 
     /// Removes every observer and the hooks: the connection closes.
@@ -308,6 +335,7 @@ final class TransactionObservationBroker {
 
     private func clearTransaction() {
         changedTables.removeAll(keepingCapacity: true)
+        schemaChanged = false
         rowChanges.removeAll(keepingCapacity: true)
         rowChangeCount = 0
         savepoints.removeAll()
@@ -319,13 +347,14 @@ final class TransactionObservationBroker {
 
     /// The tables the authorizer saw written since the last call, and what it saw done to a savepoint: those of the
     /// statement just prepared.
-    func takeAuthorizedWrites() -> (tables: [String], savepoint: SavepointCommand) {
+    func takeAuthorizedWrites() -> (tables: [WrittenTable], savepoint: SavepointCommand, writesSchema: Bool) {
         hasAuthorizedWrites = false
         defer {
             authorizedWrites.removeAll()
             authorizedSavepoint = .none
+            authorizedSchemaWrite = false
         }
-        return (authorizedWrites, authorizedSavepoint)
+        return (authorizedWrites, authorizedSavepoint, authorizedSchemaWrite)
     }
 
     /// A statement ended (its step gave no row, or it was reset): records the tables it changed, follows savepoints,
@@ -392,6 +421,7 @@ final class TransactionObservationBroker {
                 statement.writtenTables.append(table)
             }
             if authorized.savepoint != .none { statement.savepointCommand = authorized.savepoint }
+            if authorized.writesSchema { statement.writesSchema = true }
             statement.watchedWritesGeneration = generation &- 1
         }
         // Flags rather than the arrays on this path, which every statement takes: no reference counting.
@@ -400,8 +430,9 @@ final class TransactionObservationBroker {
             // and the authorizer names those too. (`sqlite3_table_column_metadata` fails for a view; it runs once
             // per statement and observer change, after the statement's error, if any, was read.)
             statement.watchedWrites = statement.writtenTables.filter {
-                isWatched($0) && connection.tableColumnMetadata(schema: nil, table: $0, column: nil).code == .ok
-            }
+                isWatched($0.name)
+                    && connection.tableColumnMetadata(schema: $0.schema, table: $0.name, column: nil).code == .ok
+            }.map(\.name)
             statement.hasWatchedWrites = !statement.watchedWrites.isEmpty
             statement.writesTables = !statement.writtenTables.isEmpty
             statement.watchedWritesGeneration = generation
@@ -416,6 +447,7 @@ final class TransactionObservationBroker {
             lastTotalChanges = totalChanges
         }
         if succeeded {
+            if statement.writesSchema { schemaChanged = true }
             // Rows the statement changed, itself or through its triggers (a view's `INSTEAD OF` trigger included).
             if statement.hasWatchedWrites && changedRows {
                 changedTables.append(contentsOf: statement.watchedWrites)
@@ -460,35 +492,48 @@ final class TransactionObservationBroker {
         var tables = Set(changedTables)
         for change in rowChanges { tables.insert(change.table) }
         let rows = rowChanges
+        let changedSchema = schemaChanged
         clearTransaction()
-        guard !tables.isEmpty else { return }
-        pendingDeliveries.append((tables, rows))
+        guard !tables.isEmpty || changedSchema else { return }
+        commitCount += 1
+        var changes = DatabaseTransactionChanges(tables: tables, rowChanges: rows)
+        changes.schemaChanged = changedSchema
+        changes.commitNumber = commitCount
+        pendingDeliveries.append(changes)
         guard !isDelivering else { return }
         isDelivering = true
         defer { isDelivering = false }
         while !pendingDeliveries.isEmpty {
-            let (tables, rows) = pendingDeliveries.removeFirst()
-            tell(tables: tables, rows: rows)
+            tell(pendingDeliveries.removeFirst())
             // An observer closed the connection: the observers are gone, and so is what they have not heard.
             if !isActive { pendingDeliveries.removeAll() }
         }
     }
 
-    private func tell(tables: Set<String>, rows: [DatabaseRowChange]) {
+    private func tell(_ commit: DatabaseTransactionChanges) {
         // A copy: an observer may add or remove observers.
         for observer in observers {
-            var changes = DatabaseTransactionChanges(
-                tables: tables, rowChanges: observer.includingRowChanges ? rows : [])
+            var changes = commit
+            if !observer.includingRowChanges { changes.rowChanges = [] }
             if let watched = observer.tables {
-                changes.tables = tables.filter { watched.contains($0.lowercased()) }
+                changes.tables = commit.tables.filter { watched.contains($0.lowercased()) }
                 if changes.tables.isEmpty { continue }
                 if observer.includingRowChanges {
-                    changes.rowChanges = rows.filter { watched.contains($0.table.lowercased()) }
+                    changes.rowChanges = commit.rowChanges.filter { watched.contains($0.table.lowercased()) }
                 }
+            } else if changes.tables.isEmpty && !observer.wantsSchemaChanges {
+                continue
             }
             observer.callback(changes)
         }
     }
+}
+
+/// A table a statement may write, as the authorizer names it, with its schema (`main`, `temp`, an attached
+/// database's name), which tells a table from a view of the same name in another schema.
+struct WrittenTable: Equatable {
+    let name: String
+    let schema: String?
 }
 
 /// The update hook of a connection with observers: `context` is its broker, unretained.
