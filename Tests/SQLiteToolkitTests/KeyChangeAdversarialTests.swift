@@ -281,8 +281,8 @@ struct KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: matchPageSize runs PRAGMA page_size + VACUUM on the original before the atomic copy, so a failure of
-    //  the copy (or Windows' refusal) leaves a file rewritten with 1024-byte pages
+    // Fixed: matchPageSize ran PRAGMA page_size + VACUUM on the original before the atomic copy, so a failure of
+    //  the copy (or Windows' refusal) left a file rewritten with 1024-byte pages; the copy alone gets them now.
     @Test("encrypt with a legacy scheme that fails before the commit point changes nothing, page size included")
     func failedLegacyEncryptKeepsPageSize() throws {
         try TemporaryFile.withDatabasePath { base in
@@ -298,15 +298,14 @@ struct KeyChangeAdversarialTests {
             #expect(throws: DatabaseError.self) { try db.encrypt(with: TestKeys.raw, cipher: .sqlcipher(version: 3)) }
             #expect(!db.isEncrypted)
             let after = try db.queryValue("PRAGMA page_size", as: Int.self)
-            withKnownIssue("the original was vacuumed to 1024-byte pages before the copy failed") {
-                #expect(after == before)
-            }
+            #expect(after == before)
         }
     }
 
-    // FAILS: in WAL mode matchPageSize's PRAGMA page_size + VACUUM cannot change the page size (SQLite keeps a WAL
-    //  database's page size), so the copy keeps 4096-byte pages, which SQLCipher 3 cannot read: encrypt(with:
-    //  .sqlcipher(version: 3)) of any WAL database fails, before the commit point, with .wrongKeyOrNotADatabase,
+    // Fixed (VACUUM INTO gives the copy the requested page size, WAL or not): in WAL mode matchPageSize's
+    //  PRAGMA page_size + VACUUM could not change the page size (SQLite keeps a WAL
+    //  database's page size), so the copy kept 4096-byte pages, which SQLCipher 3 cannot read: encrypt(with:
+    //  .sqlcipher(version: 3)) of any WAL database failed, before the commit point, with .wrongKeyOrNotADatabase,
     //  "wrong key or cipher" where no key was wrong. Encryption.md says key changes work in WAL mode and that
     //  encrypt gives the file the page size the scheme needs.
     @Test("encrypt with a legacy scheme in WAL mode works and keeps WAL")
@@ -331,14 +330,32 @@ struct KeyChangeAdversarialTests {
                 #expect(try Database.isPlainDatabase(atPath: path))
                 #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
             }
-            withKnownIssue("encrypt with SQLCipher 3 fails on a WAL database, speaking of a wrong key") {
-                if let failure { throw failure }
-            }
-            if failure != nil { return }
+            if let failure { throw failure }
             #expect(try db.queryValue("PRAGMA journal_mode", as: String.self) == "wal")
             db.close()
             let reopened = try openEncrypted(path, key: TestKeys.raw, cipher: .sqlcipher(version: 3))
             #expect(try reopened.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
+        }
+    }
+}
+
+extension KeyChangeAdversarialTests {
+    @Test("export of a plain WAL database with a legacy scheme: the copy has 1024-byte pages, the source is unchanged")
+    func legacyExportFromWAL() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Database(path: path)
+            try db.execute("PRAGMA journal_mode = wal")
+            try db.execute("CREATE TABLE t(x)")
+            try db.execute("INSERT INTO t VALUES (1)")
+            try db.export(to: path + ".v3", key: TestKeys.raw, cipher: .sqlcipher(version: 3))
+            #expect(try db.queryValue("PRAGMA page_size", as: Int.self) == 4096)
+            // The requested size is put back: a later VACUUM keeps the source's pages.
+            try db.execute("PRAGMA journal_mode = delete")
+            try db.execute("VACUUM")
+            #expect(try db.queryValue("PRAGMA page_size", as: Int.self) == 4096)
+            let copy = try openEncrypted(path + ".v3", key: TestKeys.raw, cipher: .sqlcipher(version: 3))
+            #expect(try copy.queryValue("PRAGMA page_size", as: Int.self) == 1024)
+            #expect(try copy.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
         }
     }
 }

@@ -92,8 +92,8 @@ extension Database {
                 reason: .encryptingReplicatedDatabase)
         }
         if let path = try mainFilePath() {
+            // The copy gets the page size a legacy scheme needs (writeCopy): the original is not touched first.
             try checkRawKey(key, cipher: cipher)
-            try matchPageSize(of: cipher)
             try rewriteAtomically(
                 path: path, key: key, cipher: cipher, operation: "encrypt(with:cipher:)", setUp: setUp)
             return
