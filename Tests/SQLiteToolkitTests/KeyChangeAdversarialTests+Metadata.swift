@@ -124,10 +124,9 @@ extension KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: the rename replaces one name of a hard-linked file; the other names keep the old inode, so after
-    //  encrypt(with:) the data is still plain under them (and after decrypt() or changeKey, the old key still opens
-    //  it). Neither refused (st_nlink > 1 could be) nor documented in Encryption.md.
-    @Test("a hard-linked database: encrypt leaves no plain copy under its other name, or is refused")
+    // Fixed: the rename replaced one name of a hard-linked file; the other names kept the old inode, so after
+    //  encrypt(with:) the data was still plain under them. A file with more than one link is refused now.
+    @Test("a hard-linked database: encrypt is refused before anything changes, and no plain copy is left behind")
     func hardLink() throws {
         try TemporaryFile.withDatabasePath { path in
             do {
@@ -138,19 +137,36 @@ extension KeyChangeAdversarialTests {
             let other = path + ".hardlink"
             try FileManager.default.linkItem(atPath: path, toPath: other)
             let db = try Database(path: path)
-            do {
-                try db.encrypt(with: TestKeys.raw)
-            } catch let error as DatabaseError {
-                // A typed refusal would be an answer.
-                #expect(error.reason != nil)
-                #expect(try Database.isPlainDatabase(atPath: path))
-                return
-            }
+            let error = try #require(throws: DatabaseError.self) { try db.encrypt(with: TestKeys.raw) }
+            #expect(error.reason == .keyChangeOfHardLinkedFile, "\(error)")
+            #expect(error.message.contains("2 hard links"))
+            #expect(try Database.isPlainDatabase(atPath: path))
+            #expect(!db.isEncrypted)
+            #expect(!FileManager.default.fileExists(atPath: path + "-sqltk-rekey"))
+            // The connection is usable, and once the other name is gone the encryption works.
+            try db.execute("INSERT INTO t VALUES ('more')")
+            try FileManager.default.removeItem(atPath: other)
+            try db.encrypt(with: TestKeys.raw)
             #expect(try !Database.isPlainDatabase(atPath: path))
-            let otherIsPlain = try Database.isPlainDatabase(atPath: other)
-            withKnownIssue("the other name of the file is still the plain database") {
-                #expect(!otherIsPlain)
-            }
+        }
+    }
+
+    @Test("changeKey and decrypt of a hard-linked database are refused: the old key keeps opening every name")
+    func hardLinkChangeKeyAndDecrypt() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try Self.makeEncrypted(path, journalMode: "wal")
+            try FileManager.default.linkItem(atPath: path, toPath: path + ".hardlink")
+            let db = try openEncrypted(path, key: TestKeys.raw)
+            let changeError = try #require(throws: DatabaseError.self) { try db.changeKey(to: TestKeys.otherRaw) }
+            #expect(changeError.reason == .keyChangeOfHardLinkedFile)
+            let decryptError = try #require(throws: DatabaseError.self) { try db.decrypt() }
+            #expect(decryptError.reason == .keyChangeOfHardLinkedFile)
+            #expect(db.isEncrypted)
+            #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
+            #expect(try db.queryValue("PRAGMA journal_mode", as: String.self) == "wal")
+            db.close()
+            let other = try openEncrypted(path + ".hardlink", key: TestKeys.raw)
+            #expect(try other.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
         }
     }
 }
