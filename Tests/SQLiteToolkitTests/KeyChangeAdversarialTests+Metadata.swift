@@ -198,9 +198,8 @@ extension KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: refuseKeyForPlainFile(atPath:) reads the URI as a path (no such file), so a key given for a plain file
-    //  named by a file: URI (which SchemaAndMigrations.md says attach takes) fails as .wrongKeyOrNotADatabase,
-    //  "wrong key or cipher", not .keyForPlainDatabase as both docs say.
+    // Fixed: refuseKeyForPlainFile(atPath:) read the URI as a path (no such file), so a key given for a plain file
+    //  named by a file: URI failed as .wrongKeyOrNotADatabase, "wrong key or cipher", not .keyForPlainDatabase.
     @Test("a key given for a plain file named by a file: URI is .keyForPlainDatabase, and nothing stays attached")
     func attachURIKeyForPlainFile() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -213,12 +212,44 @@ extension KeyChangeAdversarialTests {
             let error = try #require(throws: DatabaseError.self) {
                 try db.attach(path: "file:" + other, as: "other", key: TestKeys.otherRaw)
             }
-            withKnownIssue("a key for a plain file named by a URI is reported as a wrong key") {
-                #expect(error.reason == .keyForPlainDatabase, "\(error)")
-            }
+            #expect(error.reason == .keyForPlainDatabase, "\(error)")
             #expect(try db.attachedDatabases().map(\.name) == ["main"])
             #expect(!Self.reveals(error, Self.otherRawHex))
         }
+    }
+
+    @Test("a key for a plain file named by a URI with parameters, a host and escapes is .keyForPlainDatabase")
+    func attachURIWithParametersKeyForPlainFile() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let other = path + " plain#1.db"
+            do {
+                let plain = try Database(path: other)
+                try plain.execute("CREATE TABLE t(x)")
+            }
+            let db = try openEncrypted(path, key: TestKeys.raw)
+            let escaped = Database.percentEncodedPath(other)
+            #expect(escaped.contains("%20") && escaped.contains("%23"))
+            for uri in ["file:\(escaped)?mode=rw", "file://localhost\(escaped)", "file://\(escaped)#fragment"] {
+                let error = try #require(throws: DatabaseError.self) {
+                    try db.attach(path: uri, as: "other", key: TestKeys.otherRaw)
+                }
+                #expect(error.reason == .keyForPlainDatabase, "\(uri): \(error)")
+            }
+            #expect(try db.attachedDatabases().map(\.name) == ["main"])
+        }
+    }
+
+    @Test("file: URIs name their file, or nothing for memory, other hosts and bad escapes")
+    func filePathOfURI() {
+        #expect(Database.filePath(ofURI: "file:/a/b.db?mode=rw&cache=shared") == "/a/b.db")
+        #expect(Database.filePath(ofURI: "file:///a/b%20c.db") == "/a/b c.db")
+        #expect(Database.filePath(ofURI: "file://localhost/a/b.db#x") == "/a/b.db")
+        #expect(Database.filePath(ofURI: "file:b.db") == "b.db")
+        #expect(Database.filePath(ofURI: "file:b.db?mode=memory") == nil)
+        #expect(Database.filePath(ofURI: "file://elsewhere/a/b.db") == nil)
+        #expect(Database.filePath(ofURI: "file:/a/b%2.db") == nil)
+        #expect(Database.filePath(ofURI: "file:/a/b%00.db") == nil)
+        #expect(Database.filePath(ofURI: "/a/b.db") == nil)
     }
 
     @Test("an encrypted file named by a file: URI attached without a key: .notADatabase, nothing attached")
