@@ -271,9 +271,8 @@ extension KeyChangeAdversarialTests {
 // MARK: - Keys in traces
 
 extension KeyChangeAdversarialTests {
-    // FAILS: the key reaches SQLite as a bound value (the copy's URI `?hexkey=` for export, the blob of ATTACH …
-    //  KEY ?), so a trace with .expandedSQL, whose doc warns of user data but not of keys, logs the key. Export and
-    //  attach do not refuse or mask it (a key change refuses a trace handler first).
+    // Fixed: the key reaches SQLite as a bound value (the copy's URI `?hexkey=` for export, the blob of ATTACH …
+    //  KEY ?), so a trace with .expandedSQL logged the key; ATTACH and VACUUM are traced unexpanded now.
     @Test("a trace with expanded SQL does not log the key of export(to:key:) or attach(path:as:key:)")
     func expandedTraceHidesKeys() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -288,11 +287,41 @@ extension KeyChangeAdversarialTests {
             // The raw key as the codec receives it: the text x'<hex>', itself in hex in the URI.
             let codecText = "x'\(Self.rawHex)'"
             let codecHex = Array(codecText.utf8).map { String(format: "%02x", $0) }.joined()
-            withKnownIssue("the traced statements show the key") {
-                #expect(!text.lowercased().contains(codecHex), "\(text)")
-                #expect(!text.lowercased().contains(Self.rawHex), "\(text)")
-            }
+            #expect(!text.lowercased().contains(codecHex), "\(text)")
+            #expect(!text.lowercased().contains(Self.rawHex), "\(text)")
         }
+    }
+}
+
+extension KeyChangeAdversarialTests {
+    @Test("a duration trace with expanded SQL, and a user's own ATTACH … KEY ?, do not show the key either")
+    func expandedDurationTraceHidesKeys() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Database(path: path)
+            try db.execute("CREATE TABLE t(x)")
+            let traced = TracedText()
+            try db.trace(options: [.expandedSQL, .duration]) { traced.append($0.sql) }
+            try db.export(to: path + ".copy", key: TestKeys.raw)
+            try db.execute(
+                "  /* the user's own */ attach database ? as copy key ?",
+                path + ".copy", Array("x'\(Self.rawHex)'".utf8))
+            try db.execute("SELECT ?", 42)
+            let text = traced.text.lowercased()
+            #expect(!text.contains(Self.rawHex), "\(text)")
+            #expect(text.contains("attach database ? as copy key ?"))
+            // Other statements are still expanded.
+            #expect(text.contains("select 42"), "\(text)")
+        }
+    }
+
+    @Test("which statements a trace leaves unexpanded")
+    func mayBindKey() {
+        #expect(Database.mayBindKey("ATTACH ? AS x KEY ?"))
+        #expect(Database.mayBindKey("  -- note\n /* c */ vacuum into ?"))
+        #expect(Database.mayBindKey("Attach database ? as x"))
+        #expect(!Database.mayBindKey("SELECT 'ATTACH'"))
+        #expect(!Database.mayBindKey("/* unterminated"))
+        #expect(!Database.mayBindKey("ATTACHMENT"))
     }
 }
 
