@@ -406,11 +406,12 @@ extension KeyChangeAdversarialTests {
 }
 
 extension KeyChangeAdversarialTests {
-    // FAILS: the copy is renamed over the file SQLite resolved at open (sqlite3_db_filename: links followed, made
-    //  absolute), but the connection reopens `path` as given, resolved again now. When the name leads elsewhere
+    // Fixed (the reopen opens the file replaced): the copy is renamed over the file SQLite resolved at open
+    //  (sqlite3_db_filename: links followed, made absolute), but the connection reopened `path` as given, resolved
+    //  again then. When the name leads elsewhere
     //  since the open (a directory link switched, as a deployment switches `current`; the working directory of a
-    //  relative path changed), the reopen opens, or creates empty, another database with the new key, and the
-    //  call returns as if all went well.
+    //  relative path changed), the reopen opened, or created empty, another database with the new key, and the
+    //  call returned as if all went well.
     @Test("a key change reopens the file it replaced, even when the name given at open now leads elsewhere")
     func reopensTheFileItReplaced() throws {
         try TemporaryFile.withDatabasePath { base in
@@ -437,10 +438,8 @@ extension KeyChangeAdversarialTests {
             }
             let rows = try? db.queryValue("SELECT count(*) FROM t", as: Int.self)
             let createdElsewhere = FileManager.default.fileExists(atPath: second + "/db.sqlite")
-            withKnownIssue("the connection reopened an empty new database in the other directory") {
-                #expect(rows == 3 || thrown != nil, "\(String(describing: thrown))")
-                #expect(!createdElsewhere)
-            }
+            #expect(rows == 3 || thrown != nil, "\(String(describing: thrown))")
+            #expect(!createdElsewhere)
             // The file replaced is the one opened, with the new key.
             db.close()
             let replaced = try openEncrypted(first + "/db.sqlite", key: TestKeys.otherRaw)

@@ -65,7 +65,8 @@ extension Database {
                 ?? DatabaseError(extendedCode: .ioerrFsync, message: "\(operation): syncing the directory: \(error)")
         }
         pendingReopen = PendingReopen(
-            key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp)
+            key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp,
+            path: reopenPath(forReplaced: path))
         closeConnectionForReopen()
         _ = try reopenAfterKeyChange()
         if let durability {
@@ -91,7 +92,7 @@ extension Database {
     func reopenAfterKeyChange() throws -> ConnectionHandle {
         guard let pending = pendingReopen else { throw closedError(sql: nil) }
         do {
-            try openConnectionAgain(busyMode: pending.busyMode)
+            try openConnectionAgain(busyMode: pending.busyMode, at: pending.path)
             mainCipher = nil
             if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
             try pending.setUp?(self)
@@ -110,6 +111,15 @@ extension Database {
         }
         pendingReopen = nil
         return try connection()
+    }
+
+    /// What the reopen after a key change opens: the file replaced (`replaced`, as SQLite resolved it at open,
+    /// links followed), never the name given at open resolved again, which may lead elsewhere by now (a switched
+    /// directory link, another working directory). A `file:` URI keeps its parameters.
+    private func reopenPath(forReplaced replaced: String) -> String {
+        guard path.hasPrefix("file:") else { return replaced }
+        let parameters = path.firstIndex(of: "?").map { String(path[$0...]) } ?? ""
+        return "file:" + Database.percentEncodedPath(replaced) + parameters
     }
 
     /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
@@ -199,4 +209,6 @@ struct PendingReopen {
     var busyMode: Database.BusyMode
     var operation: String
     var setUp: Database.SetUpHook?
+    /// What the reopen opens: the file replaced, not the name given at open resolved again.
+    var path: String
 }
