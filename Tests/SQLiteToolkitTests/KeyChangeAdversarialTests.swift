@@ -190,9 +190,9 @@ struct KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: checkReopenable looks at cursors, sessions, attachments, temp tables, functions and hooks but not at
-    //  per-connection pragmas: secure_delete, foreign_keys set by hand, locking_mode, synchronous are silently back
-    //  to their defaults after the reopen
+    // Fixed: checkReopenable looks at cursors, sessions, attachments, temp tables, functions and hooks but not at
+    //  per-connection pragmas: secure_delete, foreign_keys set by hand, locking_mode, synchronous were silently back
+    //  to their defaults after the reopen; the key change reads them before and sets them again after now.
     @Test("what the connection set with a PRAGMA survives the reopen, or the change is refused")
     func connectionPragmasSurviveOrRefuse() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -210,11 +210,9 @@ struct KeyChangeAdversarialTests {
             let foreignKeysAfter = try db.queryValue("PRAGMA foreign_keys", as: Int.self)
             let synchronous = try db.queryValue("PRAGMA synchronous", as: Int.self)
             let busyTimeout = try db.queryValue("PRAGMA busy_timeout", as: Int.self)
-            withKnownIssue("the reopened connection has the default pragmas, and nothing said so") {
-                #expect(foreignKeysAfter == 1 - foreignKeys)
-                #expect(synchronous == 3)
-                #expect(busyTimeout == 4321)
-            }
+            #expect(foreignKeysAfter == 1 - foreignKeys)
+            #expect(synchronous == 3)
+            #expect(busyTimeout == 4321)
         }
     }
 
