@@ -20,7 +20,9 @@
 ///   (where this process may set them: a privileged process, or a group the process belongs to), its extended
 ///   attributes (on Linux the access-control lists and `user.*` attributes among them; on Apple platforms the
 ///   backup exclusion and every other attribute `listxattr` names), and on Apple platforms its data-protection
-///   class. A `0600` file stays `0600`.
+///   class. A `0600` file stays `0600`. A file with more than one hard link is refused
+///   (``DatabaseError/Reason/keyChangeOfHardLinkedFile``): the rename replaces one name only, and the others would
+///   keep the old content.
 /// - ``commit(operation:)`` syncs the replacement (`F_FULLFSYNC` on Apple platforms, which `fsync` is not there,
 ///   falling back to `fsync` where the file system refuses it), then renames it over the original (`rename(2)`,
 ///   atomic on the same file system). The rename is the commit point: before it, a failure leaves the original;
