@@ -8,7 +8,8 @@ import Testing
 #endif
 
 /// Attacks on the atomic key change: its commit point, the metadata it keeps, the key in its errors, and the docs'
-/// statements about attaching and keys. A test marked `FAILS:` shows a defect; the others are attacks that held.
+/// statements about attaching and keys. A test marked `FAILS:` shows a defect, one marked `Fixed:` a defect it
+/// found that is fixed; the others are attacks that held.
 @Suite("Key changes under attack")
 struct KeyChangeAdversarialTests {
     /// The hex spelling of `TestKeys.raw` and of `TestKeys.otherRaw`: what an error must never show.

@@ -183,8 +183,9 @@ extension Database {
             reason: failure.reason)
     }
 
-    /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
-    /// encrypted file cannot change later: `PRAGMA page_size` then `VACUUM`.
+    /// Gives a plain in-memory or temporary database, re-keyed in place, the page size a legacy scheme requires
+    /// (SQLCipher 1 to 3 use 1024 bytes), which an encrypted database cannot change later: `PRAGMA page_size` then
+    /// `VACUUM`. A database file gets it in its copy instead (`writeCopy`), so the original is never rewritten.
     private func matchPageSize(of cipher: Cipher) throws {
         guard let legacy = cipher.legacy, legacy > 0 else { return }
         let connection = try connection()
