@@ -1,6 +1,7 @@
 import Foundation
-import SQLiteToolkit
 import Testing
+
+@testable import SQLiteToolkit
 
 /// The sweep of the key changes' commit point: `changeKey(to:)`, `encrypt(with:)` and `decrypt()`, in the rollback
 /// journal and in WAL, with each read, write, sync and truncate of the database's files failing once, then for
@@ -11,7 +12,8 @@ import Testing
 /// ``DatabaseError/Reason/keyChangedButReopenFailed`` or ``DatabaseError/Reason/keyChangedButNotDurable`` (whose
 /// message says the new key is in effect), left the new file with the new key, and a connection that reads it (at
 /// once, or by reopening on its next access). Never a closed connection without that word. `SQLTK_FAULT_STRIDE`
-/// samples every nth call (1, every call, unless set).
+/// samples every nth call (1, every call, unless set). The replacement's own sync, rename and directory sync,
+/// which bypass the fault VFS, are failed too, through `AtomicFileReplacement.failingStep`.
 @Suite("Key change sweep: the commit point")
 struct KeyChangeSweepTests {
     static let stride = ProcessInfo.processInfo.environment["SQLTK_FAULT_STRIDE"].flatMap(Int.init) ?? 1
@@ -68,8 +70,9 @@ struct KeyChangeSweepTests {
     }
 
     /// Runs `operation` once with a fault armed by `arm`; returns the outcome, or `nil` when no fault was injected.
+    /// `step`, when given, is a step of the file replacement that fails (below the fault VFS), with no fault armed.
     static func runOnce(
-        _ operation: Operation, journalMode: String, context: String,
+        _ operation: Operation, journalMode: String, context: String, failing step: AtomicFileReplacement.Step? = nil,
         arm: (FaultScenario) -> Void
     ) throws -> Outcome? {
         try FaultTestFile.withDatabasePath { path -> Outcome? in
@@ -83,11 +86,11 @@ struct KeyChangeSweepTests {
                 arm(faults)
                 var thrown: DatabaseError?
                 do {
-                    try operation.run(db)
+                    try AtomicFileReplacement.$failingStep.withValue(step) { try operation.run(db) }
                 } catch let error as DatabaseError {
                     thrown = error
                 }
-                injected = faults.injected > 0
+                injected = faults.injected > 0 || step != nil
                 let poweredOff = faults.isPoweredOff
                 faults.healAll()
                 guard injected else {
@@ -144,6 +147,13 @@ struct KeyChangeSweepTests {
                     nth += stride
                 }
             }
+        }
+        for step in [AtomicFileReplacement.Step.syncReplacement, .rename, .syncDirectory] {
+            let context = "\(operation), \(journalMode), the replacement's \(step) failing"
+            let outcome = try runOnce(operation, journalMode: journalMode, context: context, failing: step) { _ in }
+            if let outcome { count(outcome) }
+            // The directory sync is the only step after the commit point.
+            #expect((outcome == .notDurable) == (step == .syncDirectory), "\(context): \(String(describing: outcome))")
         }
         for seed: UInt64 in [0, 1] {
             var nth = 1

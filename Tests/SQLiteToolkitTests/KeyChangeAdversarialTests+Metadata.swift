@@ -124,10 +124,9 @@ extension KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: the rename replaces one name of a hard-linked file; the other names keep the old inode, so after
-    //  encrypt(with:) the data is still plain under them (and after decrypt() or changeKey, the old key still opens
-    //  it). Neither refused (st_nlink > 1 could be) nor documented in Encryption.md.
-    @Test("a hard-linked database: encrypt leaves no plain copy under its other name, or is refused")
+    // Fixed: the rename replaced one name of a hard-linked file; the other names kept the old inode, so after
+    //  encrypt(with:) the data was still plain under them. A file with more than one link is refused now.
+    @Test("a hard-linked database: encrypt is refused before anything changes, and no plain copy is left behind")
     func hardLink() throws {
         try TemporaryFile.withDatabasePath { path in
             do {
@@ -138,19 +137,36 @@ extension KeyChangeAdversarialTests {
             let other = path + ".hardlink"
             try FileManager.default.linkItem(atPath: path, toPath: other)
             let db = try Database(path: path)
-            do {
-                try db.encrypt(with: TestKeys.raw)
-            } catch let error as DatabaseError {
-                // A typed refusal would be an answer.
-                #expect(error.reason != nil)
-                #expect(try Database.isPlainDatabase(atPath: path))
-                return
-            }
+            let error = try #require(throws: DatabaseError.self) { try db.encrypt(with: TestKeys.raw) }
+            #expect(error.reason == .keyChangeOfHardLinkedFile, "\(error)")
+            #expect(error.message.contains("2 hard links"))
+            #expect(try Database.isPlainDatabase(atPath: path))
+            #expect(!db.isEncrypted)
+            #expect(!FileManager.default.fileExists(atPath: path + "-sqltk-rekey"))
+            // The connection is usable, and once the other name is gone the encryption works.
+            try db.execute("INSERT INTO t VALUES ('more')")
+            try FileManager.default.removeItem(atPath: other)
+            try db.encrypt(with: TestKeys.raw)
             #expect(try !Database.isPlainDatabase(atPath: path))
-            let otherIsPlain = try Database.isPlainDatabase(atPath: other)
-            withKnownIssue("the other name of the file is still the plain database") {
-                #expect(!otherIsPlain)
-            }
+        }
+    }
+
+    @Test("changeKey and decrypt of a hard-linked database are refused: the old key keeps opening every name")
+    func hardLinkChangeKeyAndDecrypt() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try Self.makeEncrypted(path, journalMode: "wal")
+            try FileManager.default.linkItem(atPath: path, toPath: path + ".hardlink")
+            let db = try openEncrypted(path, key: TestKeys.raw)
+            let changeError = try #require(throws: DatabaseError.self) { try db.changeKey(to: TestKeys.otherRaw) }
+            #expect(changeError.reason == .keyChangeOfHardLinkedFile)
+            let decryptError = try #require(throws: DatabaseError.self) { try db.decrypt() }
+            #expect(decryptError.reason == .keyChangeOfHardLinkedFile)
+            #expect(db.isEncrypted)
+            #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
+            #expect(try db.queryValue("PRAGMA journal_mode", as: String.self) == "wal")
+            db.close()
+            let other = try openEncrypted(path + ".hardlink", key: TestKeys.raw)
+            #expect(try other.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
         }
     }
 }
@@ -182,9 +198,8 @@ extension KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: refuseKeyForPlainFile(atPath:) reads the URI as a path (no such file), so a key given for a plain file
-    //  named by a file: URI (which SchemaAndMigrations.md says attach takes) fails as .wrongKeyOrNotADatabase,
-    //  "wrong key or cipher", not .keyForPlainDatabase as both docs say.
+    // Fixed: refuseKeyForPlainFile(atPath:) read the URI as a path (no such file), so a key given for a plain file
+    //  named by a file: URI failed as .wrongKeyOrNotADatabase, "wrong key or cipher", not .keyForPlainDatabase.
     @Test("a key given for a plain file named by a file: URI is .keyForPlainDatabase, and nothing stays attached")
     func attachURIKeyForPlainFile() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -197,12 +212,44 @@ extension KeyChangeAdversarialTests {
             let error = try #require(throws: DatabaseError.self) {
                 try db.attach(path: "file:" + other, as: "other", key: TestKeys.otherRaw)
             }
-            withKnownIssue("a key for a plain file named by a URI is reported as a wrong key") {
-                #expect(error.reason == .keyForPlainDatabase, "\(error)")
-            }
+            #expect(error.reason == .keyForPlainDatabase, "\(error)")
             #expect(try db.attachedDatabases().map(\.name) == ["main"])
             #expect(!Self.reveals(error, Self.otherRawHex))
         }
+    }
+
+    @Test("a key for a plain file named by a URI with parameters, a host and escapes is .keyForPlainDatabase")
+    func attachURIWithParametersKeyForPlainFile() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let other = path + " plain#1.db"
+            do {
+                let plain = try Database(path: other)
+                try plain.execute("CREATE TABLE t(x)")
+            }
+            let db = try openEncrypted(path, key: TestKeys.raw)
+            let escaped = Database.percentEncodedPath(other)
+            #expect(escaped.contains("%20") && escaped.contains("%23"))
+            for uri in ["file:\(escaped)?mode=rw", "file://localhost\(escaped)", "file://\(escaped)#fragment"] {
+                let error = try #require(throws: DatabaseError.self) {
+                    try db.attach(path: uri, as: "other", key: TestKeys.otherRaw)
+                }
+                #expect(error.reason == .keyForPlainDatabase, "\(uri): \(error)")
+            }
+            #expect(try db.attachedDatabases().map(\.name) == ["main"])
+        }
+    }
+
+    @Test("file: URIs name their file, or nothing for memory, other hosts and bad escapes")
+    func filePathOfURI() {
+        #expect(Database.filePath(ofURI: "file:/a/b.db?mode=rw&cache=shared") == "/a/b.db")
+        #expect(Database.filePath(ofURI: "file:///a/b%20c.db") == "/a/b c.db")
+        #expect(Database.filePath(ofURI: "file://localhost/a/b.db#x") == "/a/b.db")
+        #expect(Database.filePath(ofURI: "file:b.db") == "b.db")
+        #expect(Database.filePath(ofURI: "file:b.db?mode=memory") == nil)
+        #expect(Database.filePath(ofURI: "file://elsewhere/a/b.db") == nil)
+        #expect(Database.filePath(ofURI: "file:/a/b%2.db") == nil)
+        #expect(Database.filePath(ofURI: "file:/a/b%00.db") == nil)
+        #expect(Database.filePath(ofURI: "/a/b.db") == nil)
     }
 
     @Test("an encrypted file named by a file: URI attached without a key: .notADatabase, nothing attached")
@@ -224,9 +271,8 @@ extension KeyChangeAdversarialTests {
 // MARK: - Keys in traces
 
 extension KeyChangeAdversarialTests {
-    // FAILS: the key reaches SQLite as a bound value (the copy's URI `?hexkey=` for export, the blob of ATTACH …
-    //  KEY ?), so a trace with .expandedSQL, whose doc warns of user data but not of keys, logs the key. Export and
-    //  attach do not refuse or mask it (a key change refuses a trace handler first).
+    // Fixed: the key reaches SQLite as a bound value (the copy's URI `?hexkey=` for export, the blob of ATTACH …
+    //  KEY ?), so a trace with .expandedSQL logged the key; ATTACH and VACUUM are traced unexpanded now.
     @Test("a trace with expanded SQL does not log the key of export(to:key:) or attach(path:as:key:)")
     func expandedTraceHidesKeys() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -241,11 +287,41 @@ extension KeyChangeAdversarialTests {
             // The raw key as the codec receives it: the text x'<hex>', itself in hex in the URI.
             let codecText = "x'\(Self.rawHex)'"
             let codecHex = Array(codecText.utf8).map { String(format: "%02x", $0) }.joined()
-            withKnownIssue("the traced statements show the key") {
-                #expect(!text.lowercased().contains(codecHex), "\(text)")
-                #expect(!text.lowercased().contains(Self.rawHex), "\(text)")
-            }
+            #expect(!text.lowercased().contains(codecHex), "\(text)")
+            #expect(!text.lowercased().contains(Self.rawHex), "\(text)")
         }
+    }
+}
+
+extension KeyChangeAdversarialTests {
+    @Test("a duration trace with expanded SQL, and a user's own ATTACH … KEY ?, do not show the key either")
+    func expandedDurationTraceHidesKeys() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Database(path: path)
+            try db.execute("CREATE TABLE t(x)")
+            let traced = TracedText()
+            try db.trace(options: [.expandedSQL, .duration]) { traced.append($0.sql) }
+            try db.export(to: path + ".copy", key: TestKeys.raw)
+            try db.execute(
+                "  /* the user's own */ attach database ? as copy key ?",
+                path + ".copy", Array("x'\(Self.rawHex)'".utf8))
+            try db.execute("SELECT ?", 42)
+            let text = traced.text.lowercased()
+            #expect(!text.contains(Self.rawHex), "\(text)")
+            #expect(text.contains("attach database ? as copy key ?"))
+            // Other statements are still expanded.
+            #expect(text.contains("select 42"), "\(text)")
+        }
+    }
+
+    @Test("which statements a trace leaves unexpanded")
+    func mayBindKey() {
+        #expect(Database.mayBindKey("ATTACH ? AS x KEY ?"))
+        #expect(Database.mayBindKey("  -- note\n /* c */ vacuum into ?"))
+        #expect(Database.mayBindKey("Attach database ? as x"))
+        #expect(!Database.mayBindKey("SELECT 'ATTACH'"))
+        #expect(!Database.mayBindKey("/* unterminated"))
+        #expect(!Database.mayBindKey("ATTACHMENT"))
     }
 }
 

@@ -8,7 +8,8 @@ import Testing
 #endif
 
 /// Attacks on the atomic key change: its commit point, the metadata it keeps, the key in its errors, and the docs'
-/// statements about attaching and keys. A test marked `FAILS:` shows a defect; the others are attacks that held.
+/// statements about attaching and keys. A test marked `FAILS:` shows a defect, one marked `Fixed:` a defect it
+/// found that is fixed; the others are attacks that held.
 @Suite("Key changes under attack")
 struct KeyChangeAdversarialTests {
     /// The hex spelling of `TestKeys.raw` and of `TestKeys.otherRaw`: what an error must never show.
@@ -190,9 +191,9 @@ struct KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: checkReopenable looks at cursors, sessions, attachments, temp tables, functions and hooks but not at
-    //  per-connection pragmas: secure_delete, foreign_keys set by hand, locking_mode, synchronous are silently back
-    //  to their defaults after the reopen
+    // Fixed: checkReopenable looks at cursors, sessions, attachments, temp tables, functions and hooks but not at
+    //  per-connection pragmas: secure_delete, foreign_keys set by hand, locking_mode, synchronous were silently back
+    //  to their defaults after the reopen; the key change reads them before and sets them again after now.
     @Test("what the connection set with a PRAGMA survives the reopen, or the change is refused")
     func connectionPragmasSurviveOrRefuse() throws {
         try TemporaryFile.withDatabasePath { path in
@@ -210,11 +211,9 @@ struct KeyChangeAdversarialTests {
             let foreignKeysAfter = try db.queryValue("PRAGMA foreign_keys", as: Int.self)
             let synchronous = try db.queryValue("PRAGMA synchronous", as: Int.self)
             let busyTimeout = try db.queryValue("PRAGMA busy_timeout", as: Int.self)
-            withKnownIssue("the reopened connection has the default pragmas, and nothing said so") {
-                #expect(foreignKeysAfter == 1 - foreignKeys)
-                #expect(synchronous == 3)
-                #expect(busyTimeout == 4321)
-            }
+            #expect(foreignKeysAfter == 1 - foreignKeys)
+            #expect(synchronous == 3)
+            #expect(busyTimeout == 4321)
         }
     }
 
@@ -281,8 +280,8 @@ struct KeyChangeAdversarialTests {
         }
     }
 
-    // FAILS: matchPageSize runs PRAGMA page_size + VACUUM on the original before the atomic copy, so a failure of
-    //  the copy (or Windows' refusal) leaves a file rewritten with 1024-byte pages
+    // Fixed: matchPageSize ran PRAGMA page_size + VACUUM on the original before the atomic copy, so a failure of
+    //  the copy (or Windows' refusal) left a file rewritten with 1024-byte pages; the copy alone gets them now.
     @Test("encrypt with a legacy scheme that fails before the commit point changes nothing, page size included")
     func failedLegacyEncryptKeepsPageSize() throws {
         try TemporaryFile.withDatabasePath { base in
@@ -298,15 +297,14 @@ struct KeyChangeAdversarialTests {
             #expect(throws: DatabaseError.self) { try db.encrypt(with: TestKeys.raw, cipher: .sqlcipher(version: 3)) }
             #expect(!db.isEncrypted)
             let after = try db.queryValue("PRAGMA page_size", as: Int.self)
-            withKnownIssue("the original was vacuumed to 1024-byte pages before the copy failed") {
-                #expect(after == before)
-            }
+            #expect(after == before)
         }
     }
 
-    // FAILS: in WAL mode matchPageSize's PRAGMA page_size + VACUUM cannot change the page size (SQLite keeps a WAL
-    //  database's page size), so the copy keeps 4096-byte pages, which SQLCipher 3 cannot read: encrypt(with:
-    //  .sqlcipher(version: 3)) of any WAL database fails, before the commit point, with .wrongKeyOrNotADatabase,
+    // Fixed (VACUUM INTO gives the copy the requested page size, WAL or not): in WAL mode matchPageSize's
+    //  PRAGMA page_size + VACUUM could not change the page size (SQLite keeps a WAL
+    //  database's page size), so the copy kept 4096-byte pages, which SQLCipher 3 cannot read: encrypt(with:
+    //  .sqlcipher(version: 3)) of any WAL database failed, before the commit point, with .wrongKeyOrNotADatabase,
     //  "wrong key or cipher" where no key was wrong. Encryption.md says key changes work in WAL mode and that
     //  encrypt gives the file the page size the scheme needs.
     @Test("encrypt with a legacy scheme in WAL mode works and keeps WAL")
@@ -331,14 +329,32 @@ struct KeyChangeAdversarialTests {
                 #expect(try Database.isPlainDatabase(atPath: path))
                 #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
             }
-            withKnownIssue("encrypt with SQLCipher 3 fails on a WAL database, speaking of a wrong key") {
-                if let failure { throw failure }
-            }
-            if failure != nil { return }
+            if let failure { throw failure }
             #expect(try db.queryValue("PRAGMA journal_mode", as: String.self) == "wal")
             db.close()
             let reopened = try openEncrypted(path, key: TestKeys.raw, cipher: .sqlcipher(version: 3))
             #expect(try reopened.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
+        }
+    }
+}
+
+extension KeyChangeAdversarialTests {
+    @Test("export of a plain WAL database with a legacy scheme: the copy has 1024-byte pages, the source is unchanged")
+    func legacyExportFromWAL() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Database(path: path)
+            try db.execute("PRAGMA journal_mode = wal")
+            try db.execute("CREATE TABLE t(x)")
+            try db.execute("INSERT INTO t VALUES (1)")
+            try db.export(to: path + ".v3", key: TestKeys.raw, cipher: .sqlcipher(version: 3))
+            #expect(try db.queryValue("PRAGMA page_size", as: Int.self) == 4096)
+            // The requested size is put back: a later VACUUM keeps the source's pages.
+            try db.execute("PRAGMA journal_mode = delete")
+            try db.execute("VACUUM")
+            #expect(try db.queryValue("PRAGMA page_size", as: Int.self) == 4096)
+            let copy = try openEncrypted(path + ".v3", key: TestKeys.raw, cipher: .sqlcipher(version: 3))
+            #expect(try copy.queryValue("PRAGMA page_size", as: Int.self) == 1024)
+            #expect(try copy.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
         }
     }
 }
@@ -389,11 +405,12 @@ extension KeyChangeAdversarialTests {
 }
 
 extension KeyChangeAdversarialTests {
-    // FAILS: the copy is renamed over the file SQLite resolved at open (sqlite3_db_filename: links followed, made
-    //  absolute), but the connection reopens `path` as given, resolved again now. When the name leads elsewhere
+    // Fixed (the reopen opens the file replaced): the copy is renamed over the file SQLite resolved at open
+    //  (sqlite3_db_filename: links followed, made absolute), but the connection reopened `path` as given, resolved
+    //  again then. When the name leads elsewhere
     //  since the open (a directory link switched, as a deployment switches `current`; the working directory of a
-    //  relative path changed), the reopen opens, or creates empty, another database with the new key, and the
-    //  call returns as if all went well.
+    //  relative path changed), the reopen opened, or created empty, another database with the new key, and the
+    //  call returned as if all went well.
     @Test("a key change reopens the file it replaced, even when the name given at open now leads elsewhere")
     func reopensTheFileItReplaced() throws {
         try TemporaryFile.withDatabasePath { base in
@@ -420,10 +437,8 @@ extension KeyChangeAdversarialTests {
             }
             let rows = try? db.queryValue("SELECT count(*) FROM t", as: Int.self)
             let createdElsewhere = FileManager.default.fileExists(atPath: second + "/db.sqlite")
-            withKnownIssue("the connection reopened an empty new database in the other directory") {
-                #expect(rows == 3 || thrown != nil, "\(String(describing: thrown))")
-                #expect(!createdElsewhere)
-            }
+            #expect(rows == 3 || thrown != nil, "\(String(describing: thrown))")
+            #expect(!createdElsewhere)
             // The file replaced is the one opened, with the new key.
             db.close()
             let replaced = try openEncrypted(first + "/db.sqlite", key: TestKeys.otherRaw)

@@ -11,7 +11,9 @@ extension Database {
             self.rawValue = rawValue
         }
 
-        /// Report the SQL with the bound values in place of the parameters (may show user data in logs).
+        /// Report the SQL with the bound values in place of the parameters (may show user data in logs). `ATTACH`
+        /// and `VACUUM` statements are reported unexpanded: their bound values carry keys (`ATTACH … KEY ?`, the
+        /// `hexkey=` of the URI that ``Database/export(to:key:cipher:)`` and the key changes write into).
         public static let expandedSQL = TraceOptions(rawValue: 1)
         /// Report each statement when it finishes, with how long it ran, instead of when it starts.
         public static let duration = TraceOptions(rawValue: 2)
@@ -50,20 +52,43 @@ extension Database {
             events = .profile
             closure = { event in
                 guard case .profile(let statement, let nanoseconds) = event else { return }
-                let sql = (expanded ? statement.expandedSQL() : statement.sql()) ?? ""
+                let unexpanded = statement.sql() ?? ""
+                let sql =
+                    expanded && !Self.mayBindKey(unexpanded) ? (statement.expandedSQL() ?? unexpanded) : unexpanded
                 scope.run { handler(TracedStatement(sql: sql, duration: Double(nanoseconds) / 1e9)) }
             }
         } else {
             events = .stmt
             closure = { event in
                 guard case .statement(let statement, let sql) = event else { return }
-                let text = expanded && !sql.hasPrefix("--") ? (statement.expandedSQL() ?? sql) : sql
+                let text =
+                    expanded && !sql.hasPrefix("--") && !Self.mayBindKey(sql) ? (statement.expandedSQL() ?? sql) : sql
                 scope.run { handler(TracedStatement(sql: text, duration: nil)) }
             }
         }
         scope.keep(closure, as: .trace)
         let code = connection.setTraceHandler(events: events, closure)
         if code != .ok { throw error(code, sql: nil) }
+    }
+
+    /// Whether the statement `sql` may take a key as a bound value, so that a trace must not expand it: an `ATTACH`
+    /// (`KEY ?`, or a URI with `key=`/`hexkey=`) or a `VACUUM` (`VACUUM INTO` a URI with a key). Leading blanks
+    /// and comments are skipped; case does not matter.
+    static func mayBindKey(_ sql: String) -> Bool {
+        var rest = Substring(sql)
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*") {
+                guard let end = rest.range(of: "*/") else { return false }
+                rest = rest[end.upperBound...]
+            } else {
+                break
+            }
+        }
+        let keyword = rest.prefix { $0.isLetter }.uppercased()
+        return keyword == "ATTACH" || keyword == "VACUUM"
     }
 
     /// Calls `handler` about every `instructionCount` virtual machine instructions while a statement runs, or

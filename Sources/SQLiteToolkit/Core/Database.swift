@@ -220,9 +220,10 @@ public final class Database {
         busyMode = .immediateError
     }
 
-    /// Opens a new SQLite connection to the path after ``closeConnectionForReopen()``, with the configuration and
-    /// `busyMode`. When it cannot be opened, the connection stays closed and the error is thrown.
-    func openConnectionAgain(busyMode keptBusyMode: BusyMode) throws {
+    /// Opens a new SQLite connection to the path (or to `openedPath`, the file a key change replaced) after
+    /// ``closeConnectionForReopen()``, with the configuration and `busyMode`. When it cannot be opened, the connection stays closed and the error is thrown.
+    func openConnectionAgain(busyMode keptBusyMode: BusyMode, at openedPath: String? = nil) throws {
+        let path = openedPath ?? path
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)
         guard code == .ok, let connection else {

@@ -252,6 +252,11 @@ extension DatabaseError {
         /// directory after the rename failed: until the directory is synced, a power cut may bring back the old
         /// file with the old key. Keep both keys until the next successful write.
         case keyChangedButNotDurable
+        /// A key change, an encryption or a decryption of a database file with more than one hard link: the
+        /// rewritten file replaces one name only, and the other names would keep the old content (a plain copy
+        /// after ``Database/encrypt(with:cipher:)``, a file the old key opens after a key change). Remove the other
+        /// links first. Nothing changed.
+        case keyChangeOfHardLinkedFile
         /// A key change could not give the rewritten file an extended attribute of the original (the message names
         /// it). Nothing changed.
         case fileMetadataNotCopied

@@ -63,6 +63,15 @@ enum PlatformFileReplacement {
             defer { _ = closeDescriptor(source) }
             var status = stat()
             guard fstat(source, &status) == 0 else { throw failure(operation, "cannot read the mode of \(original)") }
+            // The rename gives `original`'s name a new file; its other names would keep the old content (a plain
+            // copy after an encryption, the old key after a change). Refused before anything is written.
+            if status.st_nlink > 1 {
+                throw DatabaseError(
+                    extendedCode: .cantopen,
+                    message: "\(operation): \(original) has \(status.st_nlink) hard links, and replacing it would "
+                        + "leave the old content under its other names; remove the other links first. Nothing changed",
+                    reason: .keyChangeOfHardLinkedFile)
+            }
             // Owner-only until the original's mode is applied, whatever the umask.
             let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o600))
             guard created >= 0 else { throw failure(operation, "cannot create \(path)") }

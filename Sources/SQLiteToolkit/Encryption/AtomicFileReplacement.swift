@@ -1,3 +1,5 @@
+import SQLiteBindings
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -20,7 +22,9 @@
 ///   (where this process may set them: a privileged process, or a group the process belongs to), its extended
 ///   attributes (on Linux the access-control lists and `user.*` attributes among them; on Apple platforms the
 ///   backup exclusion and every other attribute `listxattr` names), and on Apple platforms its data-protection
-///   class. A `0600` file stays `0600`.
+///   class. A `0600` file stays `0600`. A file with more than one hard link is refused
+///   (``DatabaseError/Reason/keyChangeOfHardLinkedFile``): the rename replaces one name only, and the others would
+///   keep the old content.
 /// - ``commit(operation:)`` syncs the replacement (`F_FULLFSYNC` on Apple platforms, which `fsync` is not there,
 ///   falling back to `fsync` where the file system refuses it), then renames it over the original (`rename(2)`,
 ///   atomic on the same file system). The rename is the commit point: before it, a failure leaves the original;
@@ -34,6 +38,22 @@ struct AtomicFileReplacement {
     let path: String
     /// The new version, beside the original so the rename stays on one file system.
     let replacementPath: String
+
+    /// A step of the replacement that the tests make fail. These calls bypass SQLite's VFS, so the fault VFS cannot
+    /// reach them; without this, the failures after the commit point (``syncDirectory(operation:)``) could not be
+    /// produced at all.
+    enum Step: Sendable {
+        case syncReplacement, rename, syncDirectory
+    }
+
+    /// The step that fails in this task, for the tests; `nil` (always, outside them) fails none.
+    @TaskLocal static var failingStep: Step?
+
+    /// Throws the error `step` would throw, when a test asked for it to fail.
+    private static func failIfAsked(_ step: Step, operation: String, code: ResultCode) throws {
+        guard failingStep == step else { return }
+        throw DatabaseError(extendedCode: code, message: "\(operation): injected failure of \(step)")
+    }
 
     /// A replacement of the file at `path`, written into `path` + `suffix`.
     init(replacing path: String, suffix: String = "-sqltk-rekey") {
@@ -52,8 +72,11 @@ struct AtomicFileReplacement {
     /// Makes the replacement durable and renames it over the original: the commit point. A throw means the rename
     /// did not happen and the original is unchanged; the caller then ``discard()``s the replacement.
     func commit(operation: String) throws {
+        try Self.failIfAsked(
+            .syncReplacement, operation: "\(operation) failed: syncing the new file", code: .ioerrFsync)
         try PlatformFileReplacement.fullSync(
             atPath: replacementPath, operation: "\(operation) failed: syncing the new file")
+        try Self.failIfAsked(.rename, operation: "\(operation) failed: renaming the new file", code: .ioerr)
         try PlatformFileReplacement.rename(
             replacementPath, to: path, operation: "\(operation) failed: renaming the new file over the original")
     }
@@ -61,6 +84,8 @@ struct AtomicFileReplacement {
     /// Syncs the directory after ``commit(operation:)``, so the rename survives a power cut. A throw here comes
     /// after the commit point: the replacement is the file, but a power cut may still bring back the original.
     func syncDirectory(operation: String) throws {
+        try Self.failIfAsked(
+            .syncDirectory, operation: "\(operation): syncing the database's directory failed", code: .ioerrFsync)
         try PlatformFileReplacement.fullSync(
             atPath: Self.directory(of: path), operation: "\(operation): syncing the database's directory failed")
     }

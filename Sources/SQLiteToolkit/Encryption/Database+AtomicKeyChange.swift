@@ -37,6 +37,8 @@ extension Database {
         }
         try checkReopenable(operation: operation, rerunsSetUp: setUp != nil)
         if let key { try checkRawKey(key, cipher: cipher) }
+        // Read before the change, while the connection still has them: reopened, it would have the defaults.
+        let pragmas = try connectionPragmas()
         let replacement = AtomicFileReplacement(replacing: path)
         let isWAL = try journalMode() == "wal"
         // A connection that chose exclusive locking keeps it after a change that did not happen.
@@ -65,7 +67,8 @@ extension Database {
                 ?? DatabaseError(extendedCode: .ioerrFsync, message: "\(operation): syncing the directory: \(error)")
         }
         pendingReopen = PendingReopen(
-            key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp)
+            key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp,
+            path: reopenPath(forReplaced: path), pragmas: pragmas)
         closeConnectionForReopen()
         _ = try reopenAfterKeyChange()
         if let durability {
@@ -91,10 +94,11 @@ extension Database {
     func reopenAfterKeyChange() throws -> ConnectionHandle {
         guard let pending = pendingReopen else { throw closedError(sql: nil) }
         do {
-            try openConnectionAgain(busyMode: pending.busyMode)
+            try openConnectionAgain(busyMode: pending.busyMode, at: pending.path)
             mainCipher = nil
             if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
             try pending.setUp?(self)
+            try restorePragmas(pending.pragmas)
             // The observers carry on, on the new connection.
             if !observation.isEmpty { observation.install(on: try connection()) }
         } catch {
@@ -110,6 +114,53 @@ extension Database {
         }
         pendingReopen = nil
         return try connection()
+    }
+
+    /// What the reopen after a key change opens: the file replaced (`replaced`, as SQLite resolved it at open,
+    /// links followed), never the name given at open resolved again, which may lead elsewhere by now (a switched
+    /// directory link, another working directory). A `file:` URI keeps its parameters.
+    private func reopenPath(forReplaced replaced: String) -> String {
+        guard path.hasPrefix("file:") else { return replaced }
+        let parameters = path.firstIndex(of: "?").map { String(path[$0...]) } ?? ""
+        return "file:" + Database.percentEncodedPath(replaced) + parameters
+    }
+
+    /// The per-connection settings a reopen would reset to their defaults, which a key change reads before and
+    /// sets again after (a queue's or pool's set-up hook runs first, so a value set by hand after it still wins).
+    /// Settings SQLite cannot read back (`case_sensitive_like`), or reads back as something else than was set
+    /// (`cache_spill` reads as the larger of it and the cache's size in pages, which the page size changes), are
+    /// not among them.
+    static let carriedPragmas = [
+        "foreign_keys", "synchronous", "busy_timeout", "secure_delete", "recursive_triggers", "cache_size",
+        "temp_store", "automatic_index", "cell_size_check", "ignore_check_constraints", "trusted_schema",
+        "reverse_unordered_selects", "mmap_size", "journal_size_limit", "wal_autocheckpoint", "analysis_limit",
+        "legacy_alter_table", "fullfsync", "checkpoint_fullfsync", "threads", "locking_mode", "query_only",
+    ]
+
+    /// The values of ``carriedPragmas`` this connection has, in that order; a pragma this SQLite does not know
+    /// (it answers no row) is left out.
+    private func connectionPragmas() throws -> [(name: String, value: String)] {
+        try Self.carriedPragmas.compactMap { name in
+            try queryValue("PRAGMA \(name)", as: String.self).map { (name, $0) }
+        }
+    }
+
+    /// Sets on the reopened connection every pragma of `pragmas` whose value differs from the one it had, and
+    /// checks that it took: a setting that cannot be carried over is an error, never silently lost.
+    private func restorePragmas(_ pragmas: [(name: String, value: String)]) throws {
+        for (name, value) in pragmas {
+            let now = try queryValue("PRAGMA \(name)", as: String.self)
+            if now?.lowercased() == value.lowercased() { continue }
+            // Values SQLite printed itself: an integer, or a word (locking_mode); anything else is not pasted.
+            let isPlainValue = value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+            if isPlainValue { try execute("PRAGMA \(name) = \(value)") }
+            let after = try queryValue("PRAGMA \(name)", as: String.self)
+            guard isPlainValue, after?.lowercased() == value.lowercased() else {
+                throw DatabaseError(
+                    extendedCode: .error,
+                    message: "PRAGMA \(name) could not be set back to \(value) (it is \(after ?? "unknown"))")
+            }
+        }
     }
 
     /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
@@ -199,4 +250,8 @@ struct PendingReopen {
     var busyMode: Database.BusyMode
     var operation: String
     var setUp: Database.SetUpHook?
+    /// What the reopen opens: the file replaced, not the name given at open resolved again.
+    var path: String
+    /// The connection's own settings before the change, set again after the reopen.
+    var pragmas: [(name: String, value: String)]
 }

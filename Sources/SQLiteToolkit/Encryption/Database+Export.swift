@@ -36,6 +36,30 @@ extension Database {
             try checkRawKey(key, cipher: cipher)
         }
         defer { try? applyCipher(mainCipher ?? .default, to: connection) }
+        // A legacy scheme needs its page size in the copy. `PRAGMA page_size` on the source only asks the next
+        // VACUUM for it, which VACUUM INTO honours for a plain source even in WAL mode: the source itself is never
+        // rewritten (a failure leaves it as it was), and its requested size is put back after.
+        if key != nil, mainCipher == nil, let required = legacyPageSize(of: cipher, on: connection),
+            let current = try queryValue("PRAGMA page_size", as: Int.self), current != required
+        {
+            try execute("PRAGMA page_size = \(required)")
+            defer { try? execute("PRAGMA page_size = \(current)") }
+            try runVacuumInto(path, key: key, on: connection)
+            return
+        }
+        try runVacuumInto(path, key: key, on: connection)
+    }
+
+    /// The page size `cipher` requires (SQLCipher 1 to 3: 1024 bytes), or `nil` when it takes any. `cipher` must
+    /// be the connection's current cipher setting.
+    private func legacyPageSize(of cipher: Cipher, on connection: ConnectionHandle) -> Int? {
+        guard let legacy = cipher.legacy, legacy > 0 else { return nil }
+        let required = connection.configureCipher(cipher.name, "legacy_page_size", -1)
+        return required > 0 ? Int(required) : nil
+    }
+
+    /// `VACUUM INTO` the file `path`, its URI carrying `key` (or no key) for the codec.
+    private func runVacuumInto(_ path: String, key: DatabaseKey?, on connection: ConnectionHandle) throws {
         // Without a key parameter the codec would give the copy the main database's key: `key=` asks for none.
         let uriPrefix = "file:" + Database.percentEncodedPath(path) + (key == nil ? "?key=" : "?hexkey=")
         let sql = "VACUUM INTO ?"

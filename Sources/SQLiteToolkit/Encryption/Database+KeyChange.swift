@@ -20,8 +20,10 @@ extension Database {
     /// original's mode, owner and group where permitted, and extended attributes), which is synced and renamed
     /// over the original, and the connection is reopened on it. The file is the old one, whole, with the old key,
     /// or the new one, whole, with the new key; never neither. It needs free disk space for a copy and no other
-    /// connection to the file, in this process or another (see <doc:Encryption>). In-memory and temporary
-    /// databases are re-encrypted in place.
+    /// connection to the file, in this process or another (see <doc:Encryption>). The reopened connection is on
+    /// the file replaced (even when the path given at open now leads elsewhere) and gets back the pragmas set on
+    /// this one by hand (`foreign_keys`, `synchronous`, `busy_timeout` and the others <doc:Encryption> lists).
+    /// In-memory and temporary databases are re-encrypted in place.
     ///
     /// The rename is the commit point. A throw before it means nothing changed: the old file, the old key, and this
     /// connection usable with them. From it on, the call succeeds, or throws
@@ -32,7 +34,8 @@ extension Database {
     ///   ``DatabaseError/Reason/rekeyInTransaction`` inside a transaction,
     ///   ``DatabaseError/Reason/keyChangeNeedsSoleAccess`` when another connection uses the file,
     ///   ``DatabaseError/Reason/keyChangeLosesConnectionState`` when reopening would lose what the connection
-    ///   holds, ``DatabaseError/Reason/fileMetadataNotCopied`` and
+    ///   holds, ``DatabaseError/Reason/keyChangeOfHardLinkedFile`` when the file has other hard links,
+    ///   ``DatabaseError/Reason/fileMetadataNotCopied`` and
     ///   ``DatabaseError/Reason/atomicReplacementUnavailable`` (Windows); in each case nothing changed. After the
     ///   commit point, the two reasons above.
     ///
@@ -92,8 +95,8 @@ extension Database {
                 reason: .encryptingReplicatedDatabase)
         }
         if let path = try mainFilePath() {
+            // The copy gets the page size a legacy scheme needs (writeCopy): the original is not touched first.
             try checkRawKey(key, cipher: cipher)
-            try matchPageSize(of: cipher)
             try rewriteAtomically(
                 path: path, key: key, cipher: cipher, operation: "encrypt(with:cipher:)", setUp: setUp)
             return
@@ -180,8 +183,9 @@ extension Database {
             reason: failure.reason)
     }
 
-    /// Gives a plain database the page size a legacy scheme requires (SQLCipher 1 to 3 use 1024 bytes), which an
-    /// encrypted file cannot change later: `PRAGMA page_size` then `VACUUM`.
+    /// Gives a plain in-memory or temporary database, re-keyed in place, the page size a legacy scheme requires
+    /// (SQLCipher 1 to 3 use 1024 bytes), which an encrypted database cannot change later: `PRAGMA page_size` then
+    /// `VACUUM`. A database file gets it in its copy instead (`writeCopy`), so the original is never rewritten.
     private func matchPageSize(of cipher: Cipher) throws {
         guard let legacy = cipher.legacy, legacy > 0 else { return }
         let connection = try connection()

@@ -42,15 +42,51 @@ extension Database {
         mainCipher = cipher
     }
 
-    /// Throws ``DatabaseError/Reason/keyForPlainDatabase`` when `path` names a non-empty plain database file, before
-    /// a key is attached to it (`file:` URIs are left to the codec).
+    /// Throws ``DatabaseError/Reason/keyForPlainDatabase`` when `path` (a path or a `file:` URI) names a non-empty
+    /// plain database file, before a key is attached to it.
     func refuseKeyForPlainFile(atPath path: String) throws {
-        guard !path.hasPrefix("file:"), let header = try? Database.header(atPath: path), !header.isEmpty,
+        let filePath = path.hasPrefix("file:") ? Self.filePath(ofURI: path) : path
+        guard let filePath, let header = try? Database.header(atPath: filePath), !header.isEmpty,
             Database.isPlainHeader(header)
         else { return }
         throw DatabaseError(
             extendedCode: .notadb, message: "\(path) is not encrypted: use it without a key",
             reason: .keyForPlainDatabase)
+    }
+
+    /// The file a `file:` URI names (`file:/a/b.db?mode=rw`, `file://localhost/a/b.db`, `file:b.db`), its percent
+    /// escapes decoded; `nil` for an in-memory database (`mode=memory`), another host or a malformed escape.
+    static func filePath(ofURI uri: String) -> String? {
+        guard uri.hasPrefix("file:") else { return nil }
+        var rest = uri.utf8.dropFirst(5)
+        let query = rest.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        let parameters = query.map { String(rest[$0...]) ?? "" } ?? ""
+        if let query { rest = rest[..<query] }
+        if parameters.contains("mode=memory") { return nil }
+        if rest.starts(with: "//".utf8) {
+            let authority = rest.dropFirst(2)
+            let end = authority.firstIndex(of: UInt8(ascii: "/")) ?? authority.endIndex
+            let host = String(authority[..<end]) ?? ""
+            guard host.isEmpty || host == "localhost" else { return nil }
+            rest = authority[end...]
+        }
+        var bytes: [UInt8] = []
+        var index = rest.startIndex
+        while index < rest.endIndex {
+            let byte = rest[index]
+            index = rest.index(after: index)
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard rest.distance(from: index, to: rest.endIndex) >= 2,
+                let value = UInt8(String(rest[index..<rest.index(index, offsetBy: 2)]) ?? "", radix: 16)
+            else { return nil }
+            bytes.append(value)
+            index = rest.index(index, offsetBy: 2)
+        }
+        guard !bytes.isEmpty, !bytes.contains(0) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The error for a key given to a plain database, or `nil`. Checked before the codec sees the key: a codec
