@@ -65,6 +65,11 @@ let package = Package(
             name: "async-overhead",
             dependencies: ["BenchmarkCore", "ToolkitBenchmarks"]
         ),
+        // 10,000 ids out of 100,000 rows: carray() beside IN (?, ?, …) and GRDB's ids.contains.
+        .executableTarget(
+            name: "id-lookup",
+            dependencies: ["BenchmarkCore", "ToolkitBenchmarks", "GRDBBenchmarks"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
