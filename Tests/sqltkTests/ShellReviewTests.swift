@@ -270,30 +270,23 @@ struct ShellReviewTests {
             SELECT * FROM t;
 
             """
-        withKnownIssue(
-            """
-            a transaction the user did not begin stays open (the toolkit's roll-back-only one): the INSERT after \
-            the import is lost at close, silently; the error names sqltk_savepoint_1 and hides 'boom'
-            """
-        ) {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                ["db.sqlite"], input: Data(script.utf8), files: ["f.csv": Data("3,4\nx,6\n".utf8)])
-            // The same through a constraint's own conflict clause, no trigger needed.
-            try AdversarialShellTests.expectSameAsSQLite3(
-                ["db.sqlite"],
-                input: Data(
-                    """
-                    CREATE TABLE t(a INTEGER UNIQUE ON CONFLICT ROLLBACK);
-                    BEGIN;
-                    INSERT INTO t VALUES(1);
-                    .import --csv f.csv t
-                    INSERT INTO t VALUES(7);
-                    .open db.sqlite
-                    SELECT * FROM t;
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["db.sqlite"], input: Data(script.utf8), files: ["f.csv": Data("3,4\nx,6\n".utf8)])
+        // The same through a constraint's own conflict clause, no trigger needed.
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["db.sqlite"],
+            input: Data(
+                """
+                CREATE TABLE t(a INTEGER UNIQUE ON CONFLICT ROLLBACK);
+                BEGIN;
+                INSERT INTO t VALUES(1);
+                .import --csv f.csv t
+                INSERT INTO t VALUES(7);
+                .open db.sqlite
+                SELECT * FROM t;
 
-                    """.utf8),
-                files: ["f.csv": Data("2\n1\n".utf8)])
-        }
+                """.utf8),
+            files: ["f.csv": Data("2\n1\n".utf8)])
     }
 
     @Test("raw and multibyte bytes straddling the 64 KiB read blocks of standard input and .read keep their bytes")
@@ -321,11 +314,12 @@ struct ShellReviewTests {
 
     @Test("text of a UTF-16 database prints as UTF-8 in every mode")
     func utf16DatabaseText() throws {
-        withKnownIssue("text is written as the database's UTF-16 bytes (h 00 e 00 ...), even SELECT 'lit' and hex()") {
-            for mode in ["-list", "-csv", "-quote", "-json", "-line", "-column"] {
-                try Self.expectSameOnDatabase(
-                    Self.utf16Setup, arguments: [mode, "db.sqlite", "SELECT a, hex(a), 'lit' FROM t"])
-            }
+        for mode in ["-list", "-csv", "-quote", "-json", "-line", "-column"] {
+            // The column mode leaves out the emoji: it is two columns wide in sqltk, one in sqlite3 3.40 (a
+            // deliberate difference, docs/sqltk.md), whatever the database's encoding.
+            let filter = mode == "-column" ? " WHERE rowid < 3" : ""
+            try Self.expectSameOnDatabase(
+                Self.utf16Setup, arguments: [mode, "db.sqlite", "SELECT a, hex(a), 'lit' FROM t" + filter])
         }
     }
 
@@ -342,11 +336,7 @@ struct ShellReviewTests {
         let expected = try ShellProcess.runRaw(sqlite3, ["a.db"], input: query, directory: folder.url)
         let loaded = try ShellProcess.runRaw(sqlite3, ["b.db"], input: query, directory: folder.url)
         #expect(expected.output == Data("hello\nx\u{E9}\n\u{1F600}\n".utf8))
-        withKnownIssue(
-            "each text is dumped as CAST(X'<UTF-16 bytes>' AS TEXT): loaded into a UTF-8 database it is h 00 e 00 ..."
-        ) {
-            #expect(loaded.output == expected.output, "dump: \(String(decoding: dump.output, as: UTF8.self))")
-        }
+        #expect(loaded.output == expected.output, "dump: \(String(decoding: dump.output, as: UTF8.self))")
     }
 
     @Test(".import into a UTF-16 database stores the file's text")
@@ -367,9 +357,7 @@ struct ShellReviewTests {
             stored.append(try ShellProcess.runRaw(sqlite3, ["db.sqlite"], input: query, directory: work).output)
         }
         #expect(stored[0] == Data("61006200FDFF|3\n70006C00610069006E00|5\n".utf8))
-        withKnownIssue("'ab' E9 is cast from a blob read as UTF-16: stored as U+6261 alone (6162|1), the E9 lost") {
-            #expect(stored[1] == stored[0])
-        }
+        #expect(stored[1] == stored[0])
     }
 
     @Test(".import inside BEGIN that stops at a bad record keeps the user's transaction and its rows")
