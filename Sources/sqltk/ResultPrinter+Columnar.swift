@@ -126,7 +126,12 @@ extension ResultPrinter {
         var line = ""
         var width = 0
         var previousWasReturn = false
-        for scalar in text.unicodeScalars {
+        // A U+10FFxx of the data is carried as four stand-ins (see RawText): it is wrapped as the one it is.
+        let scalars = Array(text.unicodeScalars)
+        let characters =
+            RawText.holdsRawBytes(text)
+            ? RawText.shownCharacters(of: scalars) : scalars.indices.map { ($0..<($0 + 1), scalars[$0]) }
+        for (range, scalar) in characters {
             if previousWasReturn {
                 previousWasReturn = false
                 if scalar == "\n" { continue }
@@ -138,7 +143,7 @@ extension ResultPrinter {
                     line = ""
                     width = 0
                 }
-                line.unicodeScalars.append(scalar)
+                line.unicodeScalars.append(contentsOf: scalars[range])
                 width += scalarWidth
             } else if scalar == "\t" {
                 if limit > 0 && width >= limit {

@@ -218,7 +218,9 @@ final class Shell {
                 }
                 printer?.add(row)
             }
-            if RawText.holdsRawBytes(sql) {
+            // SQL whose stand-ins spell only UTF-8 (a U+10FFxx typed as such) runs as the plain text it is.
+            let plainSQL = RawText.plainText(sql)
+            if plainSQL == nil {
                 // Bytes that are not UTF-8 reach SQLite as they are, as the sqlite3 shell passes them.
                 guard parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) else {
                     throw Failure(
@@ -226,10 +228,10 @@ final class Shell {
                             + ".eqp or EXPLAIN; nothing was run")
                 }
                 try database.executeScript(bytes: RawText.bytes(of: sql), rowHandler: handleRow)
-            } else if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
-                try database.executeScript(sql, rowHandler: handleRow)
-            } else {
-                try runStatementByStatement(sql, rowHandler: handleRow) {
+            } else if let plainSQL, parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(plainSQL) {
+                try database.executeScript(plainSQL, rowHandler: handleRow)
+            } else if let plainSQL {
+                try runStatementByStatement(plainSQL, rowHandler: handleRow) {
                     printer?.finish()
                     printer = nil
                     currentStatement = nil

@@ -114,23 +114,17 @@ struct ShellReviewTests {
 
     @Test("text holding U+10FFFF, valid UTF-8, runs under .eqp and with .parameter values")
     func privateUseTextUnderEqp() throws {
-        withKnownIssue(
-            "U+10FF00...U+10FFFF in SQL is taken for raw bytes: refused as \"SQL holding bytes that are not UTF-8\""
-        ) {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".eqp on\nSELECT '\u{10FFFF}' AS x;\n".utf8))
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".parameter set @a 1\nSELECT '\u{10FFFF}', @a;\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".eqp on\nSELECT '\u{10FFFF}' AS x;\n".utf8))
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".parameter set @a 1\nSELECT '\u{10FFFF}', @a;\n".utf8))
     }
 
     @Test("a U+10FFFF character is one character wide in the column modes")
     func privateUseWidthInColumns() throws {
-        withKnownIssue("U+10FF00...U+10FFFF count as four columns (one per stand-in byte); sqlite3 counts one") {
-            for mode in ["-column", "-box", "-markdown", "-table"] {
-                try AdversarialShellTests.expectSameAsSQLite3(
-                    [mode, ":memory:", "SELECT 'a' || char(1114111) || 'z' AS c1, char(1113856) AS c2"])
-            }
+        for mode in ["-column", "-box", "-markdown", "-table"] {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [mode, ":memory:", "SELECT 'a' || char(1114111) || 'z' AS c1, char(1113856) AS c2"])
         }
     }
 
@@ -167,10 +161,8 @@ struct ShellReviewTests {
 
     @Test("a .width narrower than the text wraps between characters, never inside U+10FFFF")
     func wrapKeepsPrivateUseCharacter() throws {
-        withKnownIssue("the wrap splits U+10FFFF's four bytes (F4 | 8F BF BF) across two lines") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".mode column\n.width 3\nSELECT 'ab\u{10FFFF}cd' AS x;\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".mode column\n.width 3\nSELECT 'ab\u{10FFFF}cd' AS x;\n".utf8))
     }
 
     @Test(".import --csv of a last record ending in an empty field and no line break")
