@@ -88,6 +88,20 @@ enum RawText {
         return isUTF8(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
     }
 
+    /// Runs `body` with the bytes `text` stands for as a C string, for the system calls that take a path or a
+    /// command: a Latin-1 file name or command reaches them as its bytes, as sqlite3 passes it. (A NUL ends it.)
+    static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
+        -> Result
+    {
+        guard holdsRawBytes(text) else { return try text.withCString(body) }
+        let bytes = (bytes(of: text) + [0]).map { CChar(bitPattern: $0) }
+        return try bytes.withUnsafeBufferPointer { buffer in
+            // An array of at least one element has a base address.
+            guard let start = buffer.baseAddress else { return try "".withCString(body) }
+            return try body(start)
+        }
+    }
+
     /// Whether `text` holds a code point that stands for a raw byte (a cheap test on its UTF-8).
     static func holdsRawBytes(_ text: String) -> Bool {
         text.utf8.contains(leadByte) && text.unicodeScalars.contains { $0.value >= base }
