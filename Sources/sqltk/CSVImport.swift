@@ -51,7 +51,7 @@ enum CSVImport {
                 }
                 // The text sqlite3 writes, so the schema reads the same after either shell's import.
                 let definitions = try names.map { try Database.quoteIdentifier($0) + " TEXT" }.joined(separator: ", ")
-                try db.execute("CREATE TABLE \(quotedTable)(\n\(definitions))")
+                try db.executeScript(bytes: RawText.bytes(of: "CREATE TABLE \(quotedTable)(\n\(definitions))"))
                 columnCount = names.count
                 rows = records.dropFirst()
             }
@@ -61,7 +61,7 @@ enum CSVImport {
             // as its text with U+FFFD for them, as SQLite converts the UTF-8 sqlite3 binds.
             let keepsRawBytes = try db.queryValue("PRAGMA encoding", as: String.self) == "UTF-8"
             let placeholders = Array(repeating: "CAST(? AS TEXT)", count: columnCount).joined(separator: ",")
-            let insert = try db.prepare("INSERT INTO \(quotedTable) VALUES(\(placeholders))")
+            let insert = try prepare("INSERT INTO \(quotedTable) VALUES(\(placeholders))", in: db)
             for (index, record) in rows.enumerated() {
                 guard record.fields.count == columnCount else {
                     throw FieldCountMismatch(line: record.line, fields: record.fields.count, headerFields: columnCount)
@@ -117,12 +117,24 @@ enum CSVImport {
             schemas += attached.filter { !schemas.contains($0) }
         }
         for schema in schemas {
+            // The names as literals, so a Latin-1 name's bytes reach SQLite (a binding cannot carry them).
             let count =
-                try database.queryValue(
-                    "SELECT count(*) FROM pragma_table_info(?1, ?2)", table, schema, as: Int.self) ?? 0
+                try prepare(
+                    "SELECT count(*) FROM pragma_table_info(\(literal(table)), \(literal(schema)))", in: database
+                ).query().map { try $0.value(at: 0) as Int }.first ?? 0
             if count > 0 { return (schema, count) }
         }
         return nil
+    }
+
+    /// The statement `sql`, whose bytes that are not UTF-8 (see ``RawText``) reach SQLite as they are.
+    private static func prepare(_ sql: String, in database: Database) throws -> Statement {
+        RawText.holdsRawBytes(sql) ? try database.prepare(bytes: RawText.bytes(of: sql)) : try database.prepare(sql)
+    }
+
+    /// `text` as an SQL string literal.
+    private static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// The columns of a new table, from the header's names, as sqlite3 3.40 names them: an empty name is `?`; each

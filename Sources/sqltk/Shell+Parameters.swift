@@ -44,11 +44,11 @@ extension Shell {
     /// statement (held by a columnar mode) come out before it.
     func runStatementByStatement(_ sql: String, rowHandler: (Row) -> Void, endRows: () -> Void) throws {
         for text in Self.statements(in: sql) {
-            let statement = try database.prepare(text)
+            let statement = try Self.prepare(text, in: database)
             let explanation = Self.explanation(of: text)
             if showsQueryPlans && explanation == .none {
                 // Bound as the statement is, so a parameter does not make the plan fail.
-                let plan = try database.prepare("EXPLAIN QUERY PLAN \(text)")
+                let plan = try Self.prepare("EXPLAIN QUERY PLAN \(text)", in: database)
                 endRows()
                 try printQueryPlan(plan.query(arguments: arguments(for: plan)))
             }
@@ -60,6 +60,11 @@ extension Shell {
             }
             while let row = try rows.next() { rowHandler(row) }
         }
+    }
+
+    /// The statement `sql`, whose bytes that are not UTF-8 (see ``RawText``) reach SQLite as they are.
+    static func prepare(_ sql: String, in database: Database) throws -> Statement {
+        RawText.holdsRawBytes(sql) ? try database.prepare(bytes: RawText.bytes(of: sql)) : try database.prepare(sql)
     }
 
     /// The values `.parameter` set for the parameters of `statement`, by position: each parameter takes the value
@@ -77,7 +82,7 @@ extension Shell {
         let plan = try rows.map { row in
             (
                 id: try row.value(at: 0) as Int, parent: try row.value(at: 1) as Int,
-                detail: try row.value(at: 3) as String
+                detail: try Self.rawText(of: row, at: 3)
             )
         }
         guard !plan.isEmpty else { return }

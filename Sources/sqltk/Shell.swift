@@ -218,20 +218,17 @@ final class Shell {
                 }
                 printer?.add(row)
             }
-            // SQL whose stand-ins spell only UTF-8 (a U+10FFxx typed as such) runs as the plain text it is.
-            let plainSQL = RawText.plainText(sql)
-            if plainSQL == nil {
-                // Bytes that are not UTF-8 reach SQLite as they are, as the sqlite3 shell passes them.
-                guard parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) else {
-                    throw Failure(
-                        "SQL holding bytes that are not UTF-8 runs only as it is: not with .parameter values, "
-                            + ".eqp or EXPLAIN; nothing was run")
+            if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
+                // SQL whose stand-ins spell only UTF-8 (a U+10FFxx typed as such) runs as the plain text it is;
+                // other bytes that are not UTF-8 reach SQLite as they are, as the sqlite3 shell passes them.
+                if let plainSQL = RawText.plainText(sql) {
+                    try database.executeScript(plainSQL, rowHandler: handleRow)
+                } else {
+                    try database.executeScript(bytes: RawText.bytes(of: sql), rowHandler: handleRow)
                 }
-                try database.executeScript(bytes: RawText.bytes(of: sql), rowHandler: handleRow)
-            } else if let plainSQL, parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(plainSQL) {
-                try database.executeScript(plainSQL, rowHandler: handleRow)
-            } else if let plainSQL {
-                try runStatementByStatement(plainSQL, rowHandler: handleRow) {
+            } else {
+                // Each statement is prepared from the bytes its text stands for (see RawText).
+                try runStatementByStatement(sql, rowHandler: handleRow) {
                     printer?.finish()
                     printer = nil
                     currentStatement = nil

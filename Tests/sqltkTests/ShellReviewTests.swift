@@ -77,22 +77,18 @@ struct ShellReviewTests {
 
     @Test(".import of a CSV file whose header holds a Latin-1 byte names the column with that byte")
     func latin1ImportHeader() throws {
-        withKnownIssue("the header's E9 is stored in the schema as F4 8F BF A9, the private-use stand-in's UTF-8") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"],
-                input: Data(
-                    ".import --csv f.csv t\n.mode quote\nSELECT * FROM t;\nSELECT hex(sql) FROM sqlite_schema;\n".utf8),
-                files: ["f.csv": Self.latin1("a%,b\n1%,2\n")])
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"],
+            input: Data(
+                ".import --csv f.csv t\n.mode quote\nSELECT * FROM t;\nSELECT hex(sql) FROM sqlite_schema;\n".utf8),
+            files: ["f.csv": Self.latin1("a%,b\n1%,2\n")])
     }
 
     @Test(".import into a table whose name holds a Latin-1 byte")
     func latin1ImportTableName() throws {
-        withKnownIssue("the table is created as t F4 8F BF A9, the stand-in's UTF-8, where sqlite3 makes t E9") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".import --csv f.csv t%\nSELECT hex(name) FROM sqlite_schema;\n"),
-                files: ["f.csv": Data("a,b\n1,2\n".utf8)])
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".import --csv f.csv t%\nSELECT hex(name) FROM sqlite_schema;\n"),
+            files: ["f.csv": Data("a,b\n1,2\n".utf8)])
     }
 
     @Test(".parameter set with a value holding a Latin-1 byte binds that byte")
@@ -222,14 +218,12 @@ struct ShellReviewTests {
 
     @Test("Latin-1 SQL runs with .eqp on, as EXPLAIN QUERY PLAN, and with .parameter values")
     func latin1SQLStatementByStatement() throws {
-        withKnownIssue("refused: \"SQL holding bytes that are not UTF-8 runs only as it is\" (not in docs/sqltk.md)") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1("EXPLAIN QUERY PLAN SELECT '%';\n"))
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".eqp on\nSELECT hex('%');\n"))
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".parameter set @a 1\nSELECT hex('%'), @a;\n"))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1("EXPLAIN QUERY PLAN SELECT '%';\n"))
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".eqp on\nSELECT hex('%');\n"))
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".parameter set @a 1\nSELECT hex('%'), @a;\n"))
     }
 
     @Test("-echo and .echo on print comment-only and blank lines too")
