@@ -135,7 +135,11 @@ final class Shell {
             lineNumber += 1
             let errorsBefore = errorCount
             if buffer.isEmpty {
-                guard let first = Self.firstNonBlankByte(of: line) else { continue }
+                guard let first = Self.firstNonBlankByte(of: line) else {
+                    // sqlite3 echoes a blank line, and a line of comments, as read.
+                    if echoes { writeOutput(line + "\n") }
+                    continue
+                }
                 if first == UInt8(ascii: ".") {
                     let location = namesLines ? Location(source: source, line: lineNumber) : nil
                     if echoes { writeOutput(line + "\n") }
@@ -158,6 +162,7 @@ final class Shell {
                 }
                 buffer = ""
             case .empty:
+                if echoes { writeOutput(buffer) }
                 buffer = ""  // only comments so far
             case .incomplete:
                 continue

@@ -228,10 +228,8 @@ struct ShellReviewTests {
 
     @Test("-echo and .echo on print comment-only and blank lines too")
     func echoKeepsCommentLines() throws {
-        withKnownIssue("sqltk leaves out lines that hold no SQL; sqlite3 3.40 echoes each as read") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                ["-echo", ":memory:"], input: Data("-- set up\n\n/* b */\nSELECT 1; -- tail\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["-echo", ":memory:"], input: Data("-- set up\n\n/* b */\nSELECT 1; -- tail\n".utf8))
     }
 
     @Test(".import inside BEGIN, stopped by a trigger or ON CONFLICT ROLLBACK, leaves no transaction open")
