@@ -63,15 +63,16 @@ extension Shell {
     }
 
     /// The separators `.import` reads with when neither `--csv` nor `--ascii` is given: those of the output mode,
-    /// one byte each (CSV's CRLF reads as a line feed), as in the sqlite3 shell.
+    /// one byte each, as in the sqlite3 shell. CSV mode's row separator CRLF reads as a line feed, and stays one
+    /// for the output after, as sqlite3 3.40 changes its setting to read with it.
     private func formatOfOutputMode() throws -> CSVReader.Format {
         // A Latin-1 separator is its one byte (see RawText).
         let column = RawText.bytes(of: settings.columnSeparator)
-        var row = RawText.bytes(of: settings.rowSeparator)
-        if settings.mode == .csv && settings.rowSeparator == "\r\n" { row = [UInt8(ascii: "\n")] }
         guard column.count == 1 else {
             throw Failure(".import: the column separator must be one byte (see .separator), or give --csv or --ascii")
         }
+        if settings.mode == .csv && settings.rowSeparator == "\r\n" { settings.rowSeparator = "\n" }
+        let row = RawText.bytes(of: settings.rowSeparator)
         guard row.count == 1 else {
             throw Failure(".import: the row separator must be one byte (see .separator), or give --csv or --ascii")
         }

@@ -168,13 +168,9 @@ struct ShellReviewTests {
 
     @Test(".mode csv output after .import in CSV mode")
     func csvRowSeparatorAfterImport() throws {
-        withKnownIssue(
-            "sqlite3 3.40's .import sets the CSV row separator to LF for good; sqltk keeps CRLF (undocumented)"
-        ) {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".mode csv\n.import f.csv t\nSELECT * FROM t;\n".utf8),
-                files: ["f.csv": Data("a\n1\n".utf8)])
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".mode csv\n.import f.csv t\nSELECT * FROM t;\n".utf8),
+            files: ["f.csv": Data("a\n1\n".utf8)])
     }
 
     @Test("EXPLAIN prints sqlite3's indented opcode table")
