@@ -202,14 +202,7 @@ struct ShellReviewTests {
         let expected = try ShellProcess.runRaw(sqlite3, ["b.db"], input: query, directory: folder.url)
         let actual = try ShellProcess.runRaw(sqlite3, ["c.db"], input: query, directory: folder.url)
         #expect(!expected.output.isEmpty)
-        withKnownIssue(
-            """
-            the schema row is written with F4 8F BF A9 (the stand-in's UTF-8) for E9: the virtual table's name no \
-            longer matches its shadow tables'
-            """
-        ) {
-            #expect(actual.output == expected.output)
-        }
+        #expect(actual.output == expected.output)
     }
 
     @Test("Latin-1 SQL runs with .eqp on, as EXPLAIN QUERY PLAN, and with .parameter values")
