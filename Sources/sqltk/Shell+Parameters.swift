@@ -58,6 +58,11 @@ extension Shell {
                 try printQueryPlan(rows)
                 continue
             }
+            if explanation == .program && statement.columnCount == 8 {
+                endRows()
+                try printProgram(rows)
+                continue
+            }
             while let row = try rows.next() { rowHandler(row) }
         }
     }

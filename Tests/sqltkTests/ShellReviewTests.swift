@@ -175,10 +175,8 @@ struct ShellReviewTests {
 
     @Test("EXPLAIN prints sqlite3's indented opcode table")
     func explainLayout() throws {
-        withKnownIssue("sqltk prints EXPLAIN's rows in the output mode (0|Init|0|7|…); sqlite3 its addr/opcode table") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data("CREATE TABLE t(a);\nEXPLAIN SELECT * FROM t;\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data("CREATE TABLE t(a);\nEXPLAIN SELECT * FROM t;\n".utf8))
     }
 
     @Test(".schema of a view ends with sqlite3's comment naming its columns")
