@@ -13,9 +13,10 @@ func writeOutput(_ text: String) {
     OutputBuffer.standardOutput.flush()
 }
 
-/// Writes `text` to standard error, unbuffered.
+/// Writes `text` to standard error, unbuffered, with the bytes that are not UTF-8 it carries (see ``RawText``)
+/// written as themselves.
 func writeError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(RawText.bytes(of: text)))
 }
 
 /// Flushes standard output, so a prompt shows before the program waits for input.

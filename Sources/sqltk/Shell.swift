@@ -219,7 +219,7 @@ final class Shell {
                     if settings.mode.isColumnar && self.settings.widths.count < columnCount {
                         self.settings.widths += Array(repeating: 0, count: columnCount - self.settings.widths.count)
                     }
-                    printer = ResultPrinter(columns: row.statement.columnNames, settings: settings)
+                    printer = ResultPrinter(columns: Self.columnNames(of: row.statement), settings: settings)
                 }
                 printer?.add(row)
             }
@@ -282,7 +282,31 @@ final class Shell {
     func report(_ error: any Error, at location: Location? = nil) {
         errorCount += 1
         flushOutput()
+        var error = error
+        if var failure = error as? DatabaseError {
+            failure.message = rawMessage(failure.message)
+            error = failure
+        }
         writeError(Self.message(for: error, location: location))
+    }
+
+    /// SQLite's message `message` as ``RawText`` carries it: a name that is not UTF-8 keeps its bytes, read again
+    /// from the connection (the toolkit's message holds U+FFFD for them), as sqlite3 writes them.
+    private func rawMessage(_ message: String) -> String {
+        guard message.contains("\u{FFFD}"), let bytes = database.handle?.errorMessageBytes() else {
+            return RawText.text(decoding: Array(message.utf8))
+        }
+        let replaced = String(decoding: bytes, as: UTF8.self)
+        guard message.hasPrefix(replaced) else { return RawText.text(decoding: Array(message.utf8)) }
+        return RawText.text(decoding: bytes)
+            + RawText.text(decoding: Array(message.utf8.dropFirst(replaced.utf8.count)))
+    }
+
+    /// The names of a statement's columns, their bytes that are not UTF-8 kept (see ``RawText``).
+    static func columnNames(of statement: Statement) -> [String] {
+        (0..<Int(statement.columnCount)).map { index in
+            RawText.text(decoding: statement.handle.columnNameBytes(Int32(index)) ?? [])
+        }
     }
 
     /// The text ``report(_:at:)`` prints: `Error: message`, or `Error at line 7: message` with a location.
