@@ -151,7 +151,7 @@ struct ShellReviewTests {
 
     @Test(".import --csv of a last record ending in an empty field and no line break")
     func importEmptyLastField() throws {
-        withKnownIssue("sqlite3 3.40 stores NULL for that field, sqltk '' (an undocumented difference)") {
+        withKnownIssue("sqlite3 3.40 stores NULL for that field, sqltk '': a deliberate difference (docs/sqltk.md)") {
             try AdversarialShellTests.expectSameAsSQLite3(
                 [":memory:"],
                 input: Data("CREATE TABLE t(x,y);\n.import --csv f.csv t\n.mode quote\nSELECT * FROM t;\n".utf8),
