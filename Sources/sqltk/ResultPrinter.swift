@@ -81,10 +81,11 @@ final class ResultPrinter {
             text += cells.map { $0.text.map(csvField) ?? settings.nullValue }.joined(separator: separator)
             text += rowSeparator
         case .line:
-            let width = max(5, columns.map(\.utf8.count).max() ?? 0)
+            // Bytes, as sqlite3's printf pads: a Latin-1 name's byte is one (see RawText).
+            let width = max(5, columns.map { RawText.bytes(of: $0).count }.max() ?? 0)
             if rowCount > 0 { text += rowSeparator }
             for (name, cell) in zip(columns, cells) {
-                text += String(repeating: " ", count: max(0, width - name.utf8.count)) + name + " = "
+                text += String(repeating: " ", count: max(0, width - RawText.bytes(of: name).count)) + name + " = "
                 text += (cell.text ?? settings.nullValue) + rowSeparator
             }
         case .html:
