@@ -52,10 +52,13 @@ struct ShellReviewTests {
             sourceLocation: sourceLocation)
     }
 
-    @Test("a column name holding a Latin-1 byte is written as its byte in the header")
+    @Test("a column name holding a Latin-1 byte is written as its byte in the header and padded by its bytes")
     func latin1ColumnName() throws {
         try AdversarialShellTests.expectSameAsSQLite3(
             ["-csv", "-header", ":memory:"], input: Self.latin1("SELECT 1 AS \"h%\";\n"))
+        // Line mode pads the names by their bytes.
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["-line", ":memory:"], input: Self.latin1("SELECT 1 AS \"h%llo_world\", 2 AS b;\n"))
     }
 
     @Test(".dump, .schema and .tables of a database whose names and schema SQL hold Latin-1 bytes")
