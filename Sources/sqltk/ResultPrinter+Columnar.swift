@@ -122,6 +122,8 @@ extension ResultPrinter {
     /// a line, a tab moves to the next multiple of 8, and a line ends at `limit` columns (0: no limit); a tab
     /// found when a line is full ends it too.
     static func lines(of text: String, limit: Int) -> [String] {
+        // The common case: printable ASCII that fits, one line as it is.
+        if limit == 0 || text.utf8.count <= limit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return [text] }
         var lines: [String] = []
         var line = ""
         var width = 0
