@@ -51,31 +51,55 @@ enum CSVImport {
                 }
                 // The text sqlite3 writes, so the schema reads the same after either shell's import.
                 let definitions = try names.map { try Database.quoteIdentifier($0) + " TEXT" }.joined(separator: ", ")
-                try db.execute("CREATE TABLE \(quotedTable)(\n\(definitions))")
+                try db.executeScript(bytes: RawText.bytes(of: "CREATE TABLE \(quotedTable)(\n\(definitions))"))
                 columnCount = names.count
                 rows = records.dropFirst()
             }
             // A field holding bytes that are not UTF-8 is bound as a blob of those bytes and cast, so the table
-            // gets the text the file holds (a text binding cannot carry them); TEXT of TEXT changes nothing.
+            // gets the text the file holds (a text binding cannot carry them); TEXT of TEXT changes nothing. A
+            // UTF-16 database casts a blob as UTF-16 and cannot hold those bytes anyway: there the field is bound
+            // as its text with U+FFFD for them, as SQLite converts the UTF-8 sqlite3 binds.
+            let keepsRawBytes = try db.queryValue("PRAGMA encoding", as: String.self) == "UTF-8"
             let placeholders = Array(repeating: "CAST(? AS TEXT)", count: columnCount).joined(separator: ",")
-            let insert = try db.prepare("INSERT INTO \(quotedTable) VALUES(\(placeholders))")
+            let insert = try prepare("INSERT INTO \(quotedTable) VALUES(\(placeholders))", in: db)
             for (index, record) in rows.enumerated() {
                 guard record.fields.count == columnCount else {
                     throw FieldCountMismatch(line: record.line, fields: record.fields.count, headerFields: columnCount)
                 }
-                let values = record.fields.map { field in
-                    RawText.holdsRawBytes(field) ? DatabaseValue.blob(Data(RawText.bytes(of: field))) : .text(field)
+                let values = record.fields.map { field -> DatabaseValue in
+                    guard RawText.holdsRawBytes(field) else { return .text(field) }
+                    let bytes = RawText.bytes(of: field)
+                    return keepsRawBytes ? .blob(Data(bytes)) : .text(String(decoding: bytes, as: UTF8.self))
                 }
                 try insert.execute(arguments: StatementArguments(values))
                 progress(index + 1, rows.count)
             }
         }
         if database.isInTransaction {
-            try database.savepoint(body)
+            try insideSavepoint(of: database, body)
         } else {
             try database.transaction(.immediate, body)
         }
         return renames
+    }
+
+    /// Runs `body` in a savepoint of the open transaction, rolled back to when `body` throws. A trigger's
+    /// `RAISE(ROLLBACK)` or a constraint's `ON CONFLICT ROLLBACK` rolls back the whole transaction, savepoint
+    /// included: the error is then `body`'s own, and the shell goes on in autocommit, as sqlite3 does. (The toolkit's
+    /// ``Database/savepoint(_:)`` would open a transaction that can only roll back in its place, right for a
+    /// program that believes its transaction open, not for a shell whose user sees it was rolled back.)
+    private static func insideSavepoint(of database: Database, _ body: (Database) throws -> Void) throws {
+        try database.execute("SAVEPOINT sqltk_import")
+        do {
+            try body(database)
+        } catch {
+            if database.isInTransaction {
+                try database.execute("ROLLBACK TO SAVEPOINT sqltk_import")
+                try database.execute("RELEASE SAVEPOINT sqltk_import")
+            }
+            throw error
+        }
+        try database.execute("RELEASE SAVEPOINT sqltk_import")
     }
 
     /// The database that holds `table` (`schema` itself when given) and the number of its columns, or `nil` when
@@ -93,12 +117,24 @@ enum CSVImport {
             schemas += attached.filter { !schemas.contains($0) }
         }
         for schema in schemas {
+            // The names as literals, so a Latin-1 name's bytes reach SQLite (a binding cannot carry them).
             let count =
-                try database.queryValue(
-                    "SELECT count(*) FROM pragma_table_info(?1, ?2)", table, schema, as: Int.self) ?? 0
+                try prepare(
+                    "SELECT count(*) FROM pragma_table_info(\(literal(table)), \(literal(schema)))", in: database
+                ).query().map { try $0.value(at: 0) as Int }.first ?? 0
             if count > 0 { return (schema, count) }
         }
         return nil
+    }
+
+    /// The statement `sql`, whose bytes that are not UTF-8 (see ``RawText``) reach SQLite as they are.
+    private static func prepare(_ sql: String, in database: Database) throws -> Statement {
+        RawText.holdsRawBytes(sql) ? try database.prepare(bytes: RawText.bytes(of: sql)) : try database.prepare(sql)
+    }
+
+    /// `text` as an SQL string literal.
+    private static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// The columns of a new table, from the header's names, as sqlite3 3.40 names them: an empty name is `?`; each

@@ -25,7 +25,7 @@ final class LineReader {
     ///
     /// - Throws: ``Shell/Failure`` naming the path and the system's reason when the file does not open.
     init(path: String) throws {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = RawText.withCString(path) { open($0, O_RDONLY) }
         guard descriptor >= 0 else { throw Shell.Failure("cannot read \(path): \(String(cString: strerror(errno)))") }
         var status = stat()
         if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {

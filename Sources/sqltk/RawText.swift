@@ -79,9 +79,67 @@ enum RawText {
         return length
     }
 
+    /// The text `text` carries when the bytes it stands for are all UTF-8 (its U+10FF00...U+10FFFF carried as
+    /// stand-ins, see ``text(decoding:)``), as a plain `String` for the APIs that take one; `nil` when they are not.
+    /// Not for ``bytes(of:)`` or ``holdsRawBytes(_:)``, which would take its U+10FFxx for stand-ins.
+    static func plainText(_ text: String) -> String? {
+        guard holdsRawBytes(text) else { return text }
+        let bytes = bytes(of: text)
+        return isUTF8(bytes) ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    /// Runs `body` with the bytes `text` stands for as a C string, for the system calls that take a path or a
+    /// command: a Latin-1 file name or command reaches them as its bytes, as sqlite3 passes it. (A NUL ends it.)
+    static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
+        -> Result
+    {
+        guard holdsRawBytes(text) else { return try text.withCString(body) }
+        let bytes = (bytes(of: text) + [0]).map { CChar(bitPattern: $0) }
+        return try bytes.withUnsafeBufferPointer { buffer in
+            // An array of at least one element has a base address.
+            guard let start = buffer.baseAddress else { return try "".withCString(body) }
+            return try body(start)
+        }
+    }
+
     /// Whether `text` holds a code point that stands for a raw byte (a cheap test on its UTF-8).
     static func holdsRawBytes(_ text: String) -> Bool {
         text.utf8.contains(leadByte) && text.unicodeScalars.contains { $0.value >= base }
+    }
+
+    /// The characters of `scalars` (text that carries stand-ins), each as its range of `scalars` and the code point a
+    /// terminal shows for it: a run of stand-ins spelling one well-formed UTF-8 sequence (a U+10FF00...U+10FFFF of
+    /// the bytes given, carried as its four bytes) is one, shown as that code point; any other code point is one,
+    /// shown as itself.
+    static func shownCharacters(of scalars: [Unicode.Scalar]) -> [(range: Range<Int>, shown: Unicode.Scalar)] {
+        var characters: [(range: Range<Int>, shown: Unicode.Scalar)] = []
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            var bytes: [UInt8] = []
+            var end = index
+            while end < scalars.count && end - index < 4 && scalars[end].value >= base {
+                bytes.append(UInt8(truncatingIfNeeded: scalars[end].value - base))
+                end += 1
+            }
+            let length = bytes.isEmpty ? 0 : sequenceLength(bytes, at: 0)
+            if length > 1, let shown = String(decoding: bytes.prefix(length), as: UTF8.self).unicodeScalars.first {
+                characters.append((index..<(index + length), shown))
+                index += length
+            } else {
+                characters.append((index..<(index + 1), scalar))
+                index += 1
+            }
+        }
+        return characters
+    }
+
+    /// `text` as a terminal shows it, for measuring: each character of ``shownCharacters(of:)`` as its shown code
+    /// point. Not for writing: its U+10FFxx would be taken for stand-ins.
+    static func shownText(_ text: String) -> String {
+        var shown = String.UnicodeScalarView()
+        for character in shownCharacters(of: Array(text.unicodeScalars)) { shown.append(character.shown) }
+        return String(shown)
     }
 
     /// The bytes `text` stands for: its UTF-8, with each standing-in code point as its byte.

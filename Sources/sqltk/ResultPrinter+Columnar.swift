@@ -122,11 +122,18 @@ extension ResultPrinter {
     /// a line, a tab moves to the next multiple of 8, and a line ends at `limit` columns (0: no limit); a tab
     /// found when a line is full ends it too.
     static func lines(of text: String, limit: Int) -> [String] {
+        // The common case: printable ASCII that fits, one line as it is.
+        if limit == 0 || text.utf8.count <= limit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return [text] }
         var lines: [String] = []
         var line = ""
         var width = 0
         var previousWasReturn = false
-        for scalar in text.unicodeScalars {
+        // A U+10FFxx of the data is carried as four stand-ins (see RawText): it is wrapped as the one it is.
+        let scalars = Array(text.unicodeScalars)
+        let characters =
+            RawText.holdsRawBytes(text)
+            ? RawText.shownCharacters(of: scalars) : scalars.indices.map { ($0..<($0 + 1), scalars[$0]) }
+        for (range, scalar) in characters {
             if previousWasReturn {
                 previousWasReturn = false
                 if scalar == "\n" { continue }
@@ -138,7 +145,7 @@ extension ResultPrinter {
                     line = ""
                     width = 0
                 }
-                line.unicodeScalars.append(scalar)
+                line.unicodeScalars.append(contentsOf: scalars[range])
                 width += scalarWidth
             } else if scalar == "\t" {
                 if limit > 0 && width >= limit {

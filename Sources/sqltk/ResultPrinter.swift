@@ -13,9 +13,10 @@ func writeOutput(_ text: String) {
     OutputBuffer.standardOutput.flush()
 }
 
-/// Writes `text` to standard error, unbuffered.
+/// Writes `text` to standard error, unbuffered, with the bytes that are not UTF-8 it carries (see ``RawText``)
+/// written as themselves.
 func writeError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(RawText.bytes(of: text)))
 }
 
 /// Flushes standard output, so a prompt shows before the program waits for input.
@@ -80,10 +81,11 @@ final class ResultPrinter {
             text += cells.map { $0.text.map(csvField) ?? settings.nullValue }.joined(separator: separator)
             text += rowSeparator
         case .line:
-            let width = max(5, columns.map(\.utf8.count).max() ?? 0)
+            // Bytes, as sqlite3's printf pads: a Latin-1 name's byte is one (see RawText).
+            let width = max(5, columns.map { RawText.bytes(of: $0).count }.max() ?? 0)
             if rowCount > 0 { text += rowSeparator }
             for (name, cell) in zip(columns, cells) {
-                text += String(repeating: " ", count: max(0, width - name.utf8.count)) + name + " = "
+                text += String(repeating: " ", count: max(0, width - RawText.bytes(of: name).count)) + name + " = "
                 text += (cell.text ?? settings.nullValue) + rowSeparator
             }
         case .html:

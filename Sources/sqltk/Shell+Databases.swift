@@ -29,7 +29,7 @@ extension Shell {
             guard !arguments.isEmpty else { throw Failure("usage: \(command) COMMAND [ARGUMENTS...]") }
             // Arguments holding a space are put back in double quotes, as the sqlite3 shell does.
             let line = arguments.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
-            let status = try withOriginalStandardOutput { system(line) }
+            let status = try withOriginalStandardOutput { RawText.withCString(line) { system($0) } }
             if status != 0 { writeError("System command returns \(status)\n") }
         case ".load":
             throw Failure(".load: loading extensions is not available in this build of sqltk; nothing was loaded")

@@ -170,10 +170,34 @@ extension Shell {
         }
     }
 
-    /// The first column of every row of `sql`, as text.
+    /// The first column of every row of `sql`, as text; bytes that are not UTF-8 (a Latin-1 name) are kept as
+    /// ``RawText`` carries them.
     func strings(_ sql: String, _ arguments: StatementArguments = []) throws -> [String] {
         let rows = try database.query(sql, arguments: arguments)
-        return try rows.map { try $0.value(at: 0) as String }
+        return try rows.map { try Self.rawText(of: $0, at: 0) }
+    }
+
+    /// Column `index` of `row` as text, its bytes that are not UTF-8 kept (see ``RawText``); NULL reads as empty.
+    static func rawText(of row: Row, at index: Int) throws -> String {
+        try row.withUnsafeBytes(at: index) { RawText.text(decoding: $0) }
+    }
+
+    /// Runs the query `sql` and gives `body` each row. SQL holding bytes that are not UTF-8 (a Latin-1 name) reaches
+    /// SQLite as those bytes, through the script runner, which takes bytes.
+    func forEachRow(of sql: String, _ body: (Row) throws -> Void) throws {
+        guard RawText.holdsRawBytes(sql) else {
+            let rows = try database.query(sql)
+            while let row = try rows.next() { try body(row) }
+            return
+        }
+        try withoutActuallyEscaping(body) { body in
+            try database.executeScript(bytes: RawText.bytes(of: sql), rowHandler: body)
+        }
+    }
+
+    /// `text` as an SQL string literal.
+    static func stringLiteral(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     // MARK: - Backup

@@ -19,6 +19,7 @@ extension Shell {
     /// inserted through it (an external-content full-text table is rebuilt from its content table instead). The
     /// statistics tables of `ANALYZE` are left out; run `ANALYZE` again after loading.
     func dump() throws {
+        // Names and SQL are read with the bytes that are not UTF-8 kept (a Latin-1 schema, see RawText).
         let objects = try database.query(
             """
             SELECT s.type, s.name, s.tbl_name, s.sql, coalesce(t.type, '')
@@ -27,9 +28,8 @@ extension Shell {
             ORDER BY s.rowid
             """
         ).map { row in
-            SchemaObject(
-                type: try row.value(at: 0), name: try row.value(at: 1), tableName: try row.value(at: 2),
-                sql: try row.value(at: 3), tableKind: try row.value(at: 4))
+            let texts = try (0..<5).map { try Self.rawText(of: row, at: $0) }
+            return SchemaObject(type: texts[0], name: texts[1], tableName: texts[2], sql: texts[3], tableKind: texts[4])
         }
         let shadowTables = Set(objects.filter { $0.tableKind == "shadow" }.map(\.name))
         let tables = objects.filter {
@@ -42,9 +42,9 @@ extension Shell {
         var total = 0
         if isErrorTerminal && !isOutputTerminal {
             for table in tables where table.tableKind != "virtual" {
-                total +=
-                    try database.queryValue(
-                        "SELECT count(*) FROM \(try Database.quoteIdentifier(table.name))", as: Int.self) ?? 0
+                try forEachRow(of: "SELECT count(*) FROM \(try Database.quoteIdentifier(table.name))") {
+                    total += try $0.value(at: 0) as Int
+                }
             }
         }
         var done = 0
@@ -55,6 +55,10 @@ extension Shell {
         for table in tables {
             if table.name == "sqlite_sequence" {
                 writeOutput("DELETE FROM sqlite_sequence;\n")
+            } else if table.sql.hasPrefix("CREATE TABLE \"") || table.sql.hasPrefix("CREATE TABLE '") {
+                // As sqlite3 writes a table whose name is quoted, so loading into a database that has it
+                // already goes on to its rows.
+                writeOutput("CREATE TABLE IF NOT EXISTS " + table.sql.dropFirst(13) + ";\n")
             } else {
                 writeOutput(table.sql + ";\n")
             }
@@ -84,18 +88,18 @@ extension Shell {
         let name = try Database.quoteIdentifier(table)
         // table_xinfo's `hidden`: 0 for an ordinary column, 1 for a virtual table's hidden column, 2 and 3 for
         // generated ones.
-        let columns = try database.query("SELECT name, hidden FROM pragma_table_xinfo(?)", table).map { row in
-            (name: try row.value(at: 0) as String, hidden: try row.value(at: 1) as Int)
+        var columns: [(name: String, hidden: Int)] = []
+        try forEachRow(of: "SELECT name, hidden FROM pragma_table_xinfo(\(Self.stringLiteral(table)))") { row in
+            columns.append((name: try Self.rawText(of: row, at: 0), hidden: try row.value(at: 1) as Int))
         }
         let stored = try columns.filter { $0.hidden == 0 }.map { try Database.quoteIdentifier($0.name) }
         guard !stored.isEmpty else { return }
-        let prefix = Array(
-            (stored.count == columns.count
-                ? "INSERT INTO \(name) VALUES(" : "INSERT INTO \(name)(\(stored.joined(separator: ","))) VALUES(").utf8)
-        let rows = try database.query("SELECT \(stored.joined(separator: ", ")) FROM \(name)")
+        let prefix = RawText.bytes(
+            of: stored.count == columns.count
+                ? "INSERT INTO \(name) VALUES(" : "INSERT INTO \(name)(\(stored.joined(separator: ","))) VALUES(")
         let output = OutputBuffer.standardOutput
         let columnCount = stored.count
-        while let row = try rows.next() {
+        try forEachRow(of: "SELECT \(stored.joined(separator: ", ")) FROM \(name)") { row in
             output.append(prefix)
             // Integers and text, most of a dump, are written from SQLite's own bytes: no `DatabaseValue`, no
             // `String` per value.

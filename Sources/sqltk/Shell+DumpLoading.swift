@@ -112,8 +112,13 @@ extension Shell {
     /// Checks the row `values` (`VALUES('table','ft','ft',0,'CREATE VIRTUAL TABLE ...');`) and writes it into the
     /// schema table, with defensive mode off for that one statement.
     private func insertVirtualTableRow(values: Substring) throws {
-        // VALUES is a statement of its own: reading it runs nothing (the connection is defensive meanwhile).
-        let rows = try database.query(String(values)).map { $0.values }
+        // VALUES is a statement of its own: reading it runs nothing (the connection is defensive meanwhile). Its
+        // text keeps bytes that are not UTF-8 (a Latin-1 name, see RawText), written back as those bytes below.
+        let rows = try Self.prepare(String(values), in: database).query().map { row in
+            try (0..<row.count).map { index -> DatabaseValue in
+                row.datatype(at: index) == .text ? .text(try Self.rawText(of: row, at: index)) : row[index]
+            }
+        }
         guard rows.count == 1, rows[0].count == 5,
             case .text(let type) = rows[0][0], case .text(let name) = rows[0][1],
             case .text(let tableName) = rows[0][2], case .integer(let rootPage) = rows[0][3],
@@ -125,17 +130,20 @@ extension Shell {
         guard Self.isCreateVirtualTable(sql) else {
             throw Failure("the row written into sqlite_schema must hold one CREATE VIRTUAL TABLE statement")
         }
-        let existing = try database.queryValue(
-            "SELECT count(*) FROM sqlite_schema WHERE name = ?1 COLLATE NOCASE", name, as: Int.self)
+        // The name and SQL go in as literals: a binding cannot carry bytes that are not UTF-8.
+        let existing = try Self.prepare(
+            "SELECT count(*) FROM sqlite_schema WHERE name = \(Self.stringLiteral(name)) COLLATE NOCASE", in: database
+        ).query().map { try $0.value(at: 0) as Int }.first
         guard existing == 0 else { throw Failure("\(name) already exists; its row is not written again") }
         // Compiling it proves it is one statement SQLite reads back when it loads the schema.
-        _ = try database.prepare(sql)
+        _ = try Self.prepare(sql, in: database)
+        let insert = RawText.bytes(
+            of: "INSERT INTO sqlite_schema (type, name, tbl_name, rootpage, sql) VALUES ('table', "
+                + "\(Self.stringLiteral(name)), \(Self.stringLiteral(name)), 0, \(Self.stringLiteral(sql)))")
         try database.withDefensiveModeDisabled { db in
             try db.execute("PRAGMA writable_schema = ON")
             defer { try? db.execute("PRAGMA writable_schema = OFF") }
-            try db.execute(
-                "INSERT INTO sqlite_schema (type, name, tbl_name, rootpage, sql) VALUES ('table', ?1, ?1, 0, ?2)",
-                name, sql)
+            try db.executeScript(bytes: insert)
         }
     }
 

@@ -63,14 +63,16 @@ extension Shell {
     }
 
     /// The separators `.import` reads with when neither `--csv` nor `--ascii` is given: those of the output mode,
-    /// one byte each (CSV's CRLF reads as a line feed), as in the sqlite3 shell.
+    /// one byte each, as in the sqlite3 shell. CSV mode's row separator CRLF reads as a line feed, and stays one
+    /// for the output after, as sqlite3 3.40 changes its setting to read with it.
     private func formatOfOutputMode() throws -> CSVReader.Format {
-        let column = Array(settings.columnSeparator.utf8)
-        var row = Array(settings.rowSeparator.utf8)
-        if settings.mode == .csv && settings.rowSeparator == "\r\n" { row = [UInt8(ascii: "\n")] }
+        // A Latin-1 separator is its one byte (see RawText).
+        let column = RawText.bytes(of: settings.columnSeparator)
         guard column.count == 1 else {
             throw Failure(".import: the column separator must be one byte (see .separator), or give --csv or --ascii")
         }
+        if settings.mode == .csv && settings.rowSeparator == "\r\n" { settings.rowSeparator = "\n" }
+        let row = RawText.bytes(of: settings.rowSeparator)
         guard row.count == 1 else {
             throw Failure(".import: the row separator must be one byte (see .separator), or give --csv or --ascii")
         }
@@ -120,7 +122,9 @@ extension Shell {
     /// The standard output of `command`, run by the system's shell; a command that fails is an error.
     static func output(ofCommand command: String) throws -> [UInt8] {
         flushOutput()
-        guard let pipe = popen(command, "r") else { throw Failure("cannot start \(command)") }
+        guard let pipe = RawText.withCString(command, { popen($0, "r") }) else {
+            throw Failure("cannot start \(command)")
+        }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -35,13 +35,13 @@ extension Shell {
         var pipe: UnsafeMutablePointer<FILE>?
         let descriptor: Int32
         if target.hasPrefix("|") {
-            guard let opened = popen(String(target.dropFirst()), "w") else {
+            guard let opened = RawText.withCString(String(target.dropFirst()), { popen($0, "w") }) else {
                 throw Failure("\(command): cannot start \(target.dropFirst())")
             }
             pipe = opened
             descriptor = fileno(opened)
         } else {
-            descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            descriptor = RawText.withCString(target) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
             guard descriptor >= 0 else {
                 throw Failure("\(command): cannot write \(target): \(String(cString: strerror(errno)))")
             }

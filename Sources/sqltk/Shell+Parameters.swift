@@ -16,7 +16,9 @@ extension Shell {
             let width = parameters.keys.map(\.utf8.count).max() ?? 0
             for name in parameters.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
                 let value = parameters[name] ?? .null
-                let text = try database.queryValue("SELECT quote(?)", value, as: String.self) ?? "NULL"
+                var text = try database.queryValue("SELECT quote(?)", value, as: String.self) ?? "NULL"
+                // Text holding bytes that are not UTF-8 (see RawText) is quoted here, keeping them.
+                if case .text(let raw) = value, RawText.holdsRawBytes(raw) { text = Self.stringLiteral(raw) }
                 writeOutput(name + String(repeating: " ", count: max(0, width - name.utf8.count)) + " " + text + "\n")
             }
         case ("clear", 1), ("init", 1):
@@ -30,8 +32,11 @@ extension Shell {
     /// `x'00'`), otherwise the text as typed.
     private func parameterValue(_ text: String) throws -> DatabaseValue {
         do {
-            let rows = try database.query("SELECT \(text)")
-            if let row = try rows.next(), row.count == 1 { return row[0] }
+            let rows = try Self.prepare("SELECT \(text)", in: database).query()
+            if let row = try rows.next(), row.count == 1 {
+                // Text keeps its bytes that are not UTF-8 (a Latin-1 literal), bound as they are later.
+                return row.datatype(at: 0) == .text ? .text(try Self.rawText(of: row, at: 0)) : row[0]
+            }
         } catch {
             // Not an expression: the text itself, as the sqlite3 shell stores it.
         }
@@ -44,22 +49,61 @@ extension Shell {
     /// statement (held by a columnar mode) come out before it.
     func runStatementByStatement(_ sql: String, rowHandler: (Row) -> Void, endRows: () -> Void) throws {
         for text in Self.statements(in: sql) {
-            let statement = try database.prepare(text)
+            let statement = try Self.prepare(text, in: database)
             let explanation = Self.explanation(of: text)
             if showsQueryPlans && explanation == .none {
                 // Bound as the statement is, so a parameter does not make the plan fail.
-                let plan = try database.prepare("EXPLAIN QUERY PLAN \(text)")
+                let plan = try Self.prepare("EXPLAIN QUERY PLAN \(text)", in: database)
                 endRows()
-                try printQueryPlan(plan.query(arguments: arguments(for: plan)))
+                let rows = try plan.query(arguments: arguments(for: plan))
+                let buffers = try bindRawTexts(of: plan)
+                defer { for buffer in buffers { buffer.deallocate() } }
+                try printQueryPlan(rows)
             }
             let rows = try statement.query(arguments: arguments(for: statement))
+            // Freed once the statement's rows were all read, after the last step that reads them.
+            let buffers = try bindRawTexts(of: statement)
+            defer { for buffer in buffers { buffer.deallocate() } }
             if explanation == .queryPlan {
                 endRows()
                 try printQueryPlan(rows)
                 continue
             }
+            if explanation == .program && statement.columnCount == 8 {
+                endRows()
+                try printProgram(rows)
+                continue
+            }
             while let row = try rows.next() { rowHandler(row) }
         }
+    }
+
+    /// Binds again the parameters of `statement` whose `.parameter` text holds bytes that are not UTF-8 (see
+    /// ``RawText``), as those bytes, which a `String` binding cannot carry. SQLite reads them where they are: the
+    /// caller frees the returned buffers once the statement took its last step.
+    private func bindRawTexts(of statement: Statement) throws -> [UnsafeMutableBufferPointer<CChar>] {
+        var buffers: [UnsafeMutableBufferPointer<CChar>] = []
+        for index in 0..<Int(statement.parameterCount) {
+            guard case .text(let text) = parameters[statement.parameterName(at: index + 1) ?? "?\(index + 1)"],
+                RawText.holdsRawBytes(text)
+            else { continue }
+            let bytes = RawText.bytes(of: text)
+            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(1, bytes.count))
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
+            buffers.append(buffer)
+            let code = statement.handle.bindText(
+                Int32(index + 1), UnsafePointer(buffer.baseAddress), byteCount: UInt64(bytes.count), destructor: nil)
+            guard code == .ok else {
+                for buffer in buffers { buffer.deallocate() }
+                throw Failure("a .parameter value could not be bound (\(code)); nothing was run")
+            }
+        }
+        return buffers
+    }
+
+    /// The statement `sql`, whose bytes that are not UTF-8 (see ``RawText``) reach SQLite as they are.
+    static func prepare(_ sql: String, in database: Database) throws -> Statement {
+        RawText.holdsRawBytes(sql) ? try database.prepare(bytes: RawText.bytes(of: sql)) : try database.prepare(sql)
     }
 
     /// The values `.parameter` set for the parameters of `statement`, by position: each parameter takes the value
@@ -77,7 +121,7 @@ extension Shell {
         let plan = try rows.map { row in
             (
                 id: try row.value(at: 0) as Int, parent: try row.value(at: 1) as Int,
-                detail: try row.value(at: 3) as String
+                detail: try Self.rawText(of: row, at: 3)
             )
         }
         guard !plan.isEmpty else { return }

@@ -47,9 +47,10 @@ extension Shell {
     /// `names` sorted (by bytes, as SQL's ORDER BY sorts them) in columns as the sqlite3 shell writes them: each
     /// name padded to the longest, two spaces apart, as many columns as fit 80 characters, filled down then across.
     private func writeInColumns(_ unsorted: [String]) {
-        let names = unsorted.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        // Bytes, as sqlite3 sorts and measures them: a Latin-1 name's byte is one (see RawText).
+        let names = unsorted.sorted { RawText.bytes(of: $0).lexicographicallyPrecedes(RawText.bytes(of: $1)) }
         guard !names.isEmpty else { return }
-        let width = names.map(\.utf8.count).max() ?? 0
+        let width = names.map { RawText.bytes(of: $0).count }.max() ?? 0
         let columnCount = max(1, 80 / (width + 2))
         let rowCount = (names.count + columnCount - 1) / columnCount
         var text = ""
@@ -57,7 +58,7 @@ extension Shell {
             for index in stride(from: row, to: names.count, by: rowCount) {
                 let name = names[index]
                 text += (index < rowCount ? "" : "  ") + name
-                text += String(repeating: " ", count: width - name.utf8.count)
+                text += String(repeating: " ", count: width - RawText.bytes(of: name).count)
             }
             text += "\n"
         }
@@ -77,17 +78,40 @@ extension Shell {
         }
         var text = ""
         for schema in try databaseNames() {
-            let statements = try strings(
+            let rows = try database.query(
                 """
-                SELECT sql FROM \(try Database.quoteIdentifier(schema)).sqlite_schema
+                SELECT sql, name FROM \(try Database.quoteIdentifier(schema)).sqlite_schema
                 WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
                   AND name NOT IN (SELECT name FROM pragma_table_list WHERE schema = ?3 AND type = 'shadow')
                   AND (name LIKE ?1 OR tbl_name LIKE ?1) AND ?3 LIKE ?2
                 ORDER BY rowid
-                """, [namePattern, schemaPattern, schema])
-            for sql in statements { text += Self.qualifiedCreate(sql, in: schema) + ";\n" }
+                """, arguments: [namePattern, schemaPattern, schema]
+            ).map { (sql: try Self.rawText(of: $0, at: 0), name: try Self.rawText(of: $0, at: 1)) }
+            for (sql, name) in rows {
+                text += Self.qualifiedCreate(sql, in: schema)
+                if sql.hasPrefix("CREATE VIEW "), let columns = viewColumns(name, in: schema) {
+                    text += "\n/* \(columns) */"
+                }
+                text += ";\n"
+            }
         }
         writeOutput(text)
+    }
+
+    /// A view's name and columns as sqlite3 3.40's `.schema` adds them in a comment after its CREATE statement,
+    /// `v(x,"2")` (each name quoted when not a plain word, or a keyword); `nil` when SQLite cannot tell its columns
+    /// (a view on a table dropped since), where sqlite3 adds nothing.
+    private func viewColumns(_ view: String, in schema: String) -> String? {
+        var columns: [String] = []
+        let sql =
+            "SELECT name FROM pragma_table_info(\(Self.stringLiteral(view)), \(Self.stringLiteral(schema))) ORDER BY cid"
+        do {
+            try forEachRow(of: sql) { columns.append(OutputSettings.sqlName(try Self.rawText(of: $0, at: 0))) }
+        } catch {
+            return nil
+        }
+        guard !columns.isEmpty else { return nil }
+        return OutputSettings.sqlName(view) + "(" + columns.joined(separator: ",") + ")"
     }
 
     /// The CREATE statement `sql` of an object of `schema`, with the schema's name put before the object's when

@@ -135,7 +135,11 @@ final class Shell {
             lineNumber += 1
             let errorsBefore = errorCount
             if buffer.isEmpty {
-                guard let first = Self.firstNonBlankByte(of: line) else { continue }
+                guard let first = Self.firstNonBlankByte(of: line) else {
+                    // sqlite3 echoes a blank line, and a line of comments, as read.
+                    if echoes { writeOutput(line + "\n") }
+                    continue
+                }
                 if first == UInt8(ascii: ".") {
                     let location = namesLines ? Location(source: source, line: lineNumber) : nil
                     if echoes { writeOutput(line + "\n") }
@@ -158,6 +162,7 @@ final class Shell {
                 }
                 buffer = ""
             case .empty:
+                if echoes { writeOutput(buffer) }
                 buffer = ""  // only comments so far
             case .incomplete:
                 continue
@@ -214,21 +219,20 @@ final class Shell {
                     if settings.mode.isColumnar && self.settings.widths.count < columnCount {
                         self.settings.widths += Array(repeating: 0, count: columnCount - self.settings.widths.count)
                     }
-                    printer = ResultPrinter(columns: row.statement.columnNames, settings: settings)
+                    printer = ResultPrinter(columns: Self.columnNames(of: row.statement), settings: settings)
                 }
                 printer?.add(row)
             }
-            if RawText.holdsRawBytes(sql) {
-                // Bytes that are not UTF-8 reach SQLite as they are, as the sqlite3 shell passes them.
-                guard parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) else {
-                    throw Failure(
-                        "SQL holding bytes that are not UTF-8 runs only as it is: not with .parameter values, "
-                            + ".eqp or EXPLAIN; nothing was run")
+            if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
+                // SQL whose stand-ins spell only UTF-8 (a U+10FFxx typed as such) runs as the plain text it is;
+                // other bytes that are not UTF-8 reach SQLite as they are, as the sqlite3 shell passes them.
+                if let plainSQL = RawText.plainText(sql) {
+                    try database.executeScript(plainSQL, rowHandler: handleRow)
+                } else {
+                    try database.executeScript(bytes: RawText.bytes(of: sql), rowHandler: handleRow)
                 }
-                try database.executeScript(bytes: RawText.bytes(of: sql), rowHandler: handleRow)
-            } else if parameters.isEmpty && !showsQueryPlans && !Self.mayHoldExplain(sql) {
-                try database.executeScript(sql, rowHandler: handleRow)
             } else {
+                // Each statement is prepared from the bytes its text stands for (see RawText).
                 try runStatementByStatement(sql, rowHandler: handleRow) {
                     printer?.finish()
                     printer = nil
@@ -278,7 +282,31 @@ final class Shell {
     func report(_ error: any Error, at location: Location? = nil) {
         errorCount += 1
         flushOutput()
+        var error = error
+        if var failure = error as? DatabaseError {
+            failure.message = rawMessage(failure.message)
+            error = failure
+        }
         writeError(Self.message(for: error, location: location))
+    }
+
+    /// SQLite's message `message` as ``RawText`` carries it: a name that is not UTF-8 keeps its bytes, read again
+    /// from the connection (the toolkit's message holds U+FFFD for them), as sqlite3 writes them.
+    private func rawMessage(_ message: String) -> String {
+        guard message.contains("\u{FFFD}"), let bytes = database.handle?.errorMessageBytes() else {
+            return RawText.text(decoding: Array(message.utf8))
+        }
+        let replaced = String(decoding: bytes, as: UTF8.self)
+        guard message.hasPrefix(replaced) else { return RawText.text(decoding: Array(message.utf8)) }
+        return RawText.text(decoding: bytes)
+            + RawText.text(decoding: Array(message.utf8.dropFirst(replaced.utf8.count)))
+    }
+
+    /// The names of a statement's columns, their bytes that are not UTF-8 kept (see ``RawText``).
+    static func columnNames(of statement: Statement) -> [String] {
+        (0..<Int(statement.columnCount)).map { index in
+            RawText.text(decoding: statement.handle.columnNameBytes(Int32(index)) ?? [])
+        }
     }
 
     /// The text ``report(_:at:)`` prints: `Error: message`, or `Error at line 7: message` with a location.

@@ -57,6 +57,12 @@ enum TerminalText {
     static func width(of text: String) -> Int {
         // The common case: ASCII without escapes is one column a byte.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        // A U+10FFxx of the data is carried as four stand-ins (see RawText): measured as the one it is.
+        return shownWidth(of: RawText.holdsRawBytes(text) ? RawText.shownText(text) : text)
+    }
+
+    /// The columns of `text`, whose code points are all shown as themselves.
+    private static func shownWidth(of text: String) -> Int {
         var width = 0
         var isInStyleSequence = false
         for character in text {

@@ -134,6 +134,25 @@ struct ColumnAccessTests {
         #expect(throws: Stop.self) { try row.withUnsafeBytes(at: 0) { _ in throw Stop() } }
     }
 
+    @Test("withUnsafeBytes gives a UTF-16 database's text as UTF-8, its blobs as stored, and Latin-1 text as is")
+    func unsafeBytesOfEncodings() throws {
+        let db = try Database()
+        try db.execute("PRAGMA encoding = 'UTF-16le'")
+        try db.execute("CREATE TABLE t (a, b)")
+        try db.execute("INSERT INTO t VALUES ('x\u{E9}\u{1F600}', X'6800')")
+        let rows = try db.query("SELECT a, b FROM t")
+        let row = try #require(try rows.next())
+        #expect(try row.withUnsafeBytes(at: 0) { Array($0) } == Array("x\u{E9}\u{1F600}".utf8))
+        #expect(try row.withUnsafeBytes(named: "b") { Array($0) } == [0x68, 0x00])
+        // A UTF-8 database keeps bytes that are not UTF-8 as they are stored.
+        let plain = try Database()
+        try plain.executeScript(
+            bytes: Array("CREATE TABLE t (a); INSERT INTO t VALUES ('caf".utf8) + [0xE9] + [0x27, 0x29])
+        let storedRows = try plain.query("SELECT a FROM t")
+        let stored = try #require(try storedRows.next())
+        #expect(try stored.withUnsafeBytes(at: 0) { Array($0) } == Array("caf".utf8) + [0xE9])
+    }
+
     @Test("queryValue returns the first column of the first row, or nil when there is no row")
     func queryValue() throws {
         let db = try playerDatabase()

@@ -39,6 +39,28 @@ struct ScriptTests {
         #expect(failure.sql == "SELECT '\u{FFFD}' FROM nowhere")
     }
 
+    @Test("a statement prepared from bytes reads text that is not UTF-8 as its bytes and binds like any other")
+    func preparedFromBytes() throws {
+        let db = try Database()
+        let statement = try db.prepare(bytes: Array("SELECT hex('caf".utf8) + [0xE9] + Array("'), ?".utf8))
+        #expect(statement.sql == "SELECT hex('caf\u{FFFD}'), ?")
+        #expect(try statement.query(arguments: [7]).map(\.values) == [["636166E9", 7]])
+        // One statement only, as prepare(_:) takes; a trailing comment is fine.
+        _ = try db.prepare(bytes: Array("SELECT 1; -- done".utf8))
+        let second = try #require(throws: DatabaseError.self) {
+            try db.prepare(bytes: Array("SELECT 1; SELECT 2".utf8))
+        }
+        #expect(second.reason == .multipleStatements(tail: "SELECT 2"))
+        let nul = try #require(throws: DatabaseError.self) { try db.prepare(bytes: Array("SELECT 1".utf8) + [0]) }
+        #expect(nul.reason == .embeddedNUL(offset: 8))
+        let empty = try #require(throws: DatabaseError.self) { try db.prepare(bytes: Array(" -- nothing".utf8)) }
+        #expect(empty.reason == .noStatement)
+        let failure = try #require(throws: DatabaseError.self) {
+            try db.prepare(bytes: Array("SELECT * FROM \"t".utf8) + [0xE9] + Array("\"".utf8))
+        }
+        #expect(failure.sql == "SELECT * FROM \"t\u{FFFD}\"")
+    }
+
     @Test("the row handler receives the rows of every statement that returns some")
     func rowHandler() throws {
         let db = try Database()

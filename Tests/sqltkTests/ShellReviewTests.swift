@@ -52,85 +52,72 @@ struct ShellReviewTests {
             sourceLocation: sourceLocation)
     }
 
-    @Test("a column name holding a Latin-1 byte is written as its byte in the header")
+    @Test("a column name holding a Latin-1 byte is written as its byte in the header and padded by its bytes")
     func latin1ColumnName() throws {
-        withKnownIssue("column names are decoded with replacement: the header shows EF BF BD for E9") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                ["-csv", "-header", ":memory:"], input: Self.latin1("SELECT 1 AS \"h%\";\n"))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["-csv", "-header", ":memory:"], input: Self.latin1("SELECT 1 AS \"h%\";\n"))
+        // Line mode pads the names by their bytes.
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["-line", ":memory:"], input: Self.latin1("SELECT 1 AS \"h%llo_world\", 2 AS b;\n"))
     }
 
     @Test(".dump, .schema and .tables of a database whose names and schema SQL hold Latin-1 bytes")
     func latin1SchemaNames() throws {
-        withKnownIssue(
+        try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".dump"])
+        // sqlite3's .schema adds IF NOT EXISTS to a table whose name is quoted, a documented difference
+        // (docs/sqltk.md): here the table's name is a bare word, its byte E9 an identifier character to SQLite.
+        let bareTableName = Self.latin1(
             """
-            schema names and SQL are read as Strings: each command fails (status 1, no output) with a message \
-            naming Swift types ("read it as Data or [UInt8]")
-            """
-        ) {
-            try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".dump"])
-            try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".schema"])
-            try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".tables"])
-        }
+            CREATE TABLE caf%(x, "n%" TEXT DEFAULT 'd%f');
+            CREATE VIEW v AS SELECT '%' AS "h%";
+
+            """)
+        try Self.expectSameOnDatabase(bareTableName, arguments: ["db.sqlite", ".schema"])
+        try Self.expectSameOnDatabase(Self.latin1Schema, arguments: ["db.sqlite", ".tables"])
     }
 
     @Test(".import of a CSV file whose header holds a Latin-1 byte names the column with that byte")
     func latin1ImportHeader() throws {
-        withKnownIssue("the header's E9 is stored in the schema as F4 8F BF A9, the private-use stand-in's UTF-8") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"],
-                input: Data(
-                    ".import --csv f.csv t\n.mode quote\nSELECT * FROM t;\nSELECT hex(sql) FROM sqlite_schema;\n".utf8),
-                files: ["f.csv": Self.latin1("a%,b\n1%,2\n")])
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"],
+            input: Data(
+                ".import --csv f.csv t\n.mode quote\nSELECT * FROM t;\nSELECT hex(sql) FROM sqlite_schema;\n".utf8),
+            files: ["f.csv": Self.latin1("a%,b\n1%,2\n")])
     }
 
     @Test(".import into a table whose name holds a Latin-1 byte")
     func latin1ImportTableName() throws {
-        withKnownIssue("the table is created as t F4 8F BF A9, the stand-in's UTF-8, where sqlite3 makes t E9") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".import --csv f.csv t%\nSELECT hex(name) FROM sqlite_schema;\n"),
-                files: ["f.csv": Data("a,b\n1,2\n".utf8)])
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".import --csv f.csv t%\nSELECT hex(name) FROM sqlite_schema;\n"),
+            files: ["f.csv": Data("a,b\n1,2\n".utf8)])
     }
 
     @Test(".parameter set with a value holding a Latin-1 byte binds that byte")
     func latin1ParameterValue() throws {
-        withKnownIssue("the value is bound as the stand-in's UTF-8: hex(@a) is F48FBFA978 where sqlite3 gives E978") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".parameter set @a '%x'\nSELECT hex(@a);\n"))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".parameter set @a '%x'\nSELECT hex(@a);\n"))
     }
 
     @Test("an error message naming a Latin-1 name writes its byte")
     func latin1ErrorMessage() throws {
         let sqltk = try #require(ShellProcess.executable, "the sqltk executable was not built beside the tests")
         let raw = try ShellProcess.runRaw(sqltk, [":memory:"], input: Self.latin1("SELECT * FROM \"t%\";\n"))
-        withKnownIssue("the message is decoded with replacement: sqlite3 writes 'no such table: t' E9, sqltk EF BF BD")
-        {
-            #expect(raw.error.contains(Self.latin1("no such table: t%")))
-        }
+        #expect(raw.error.contains(Self.latin1("no such table: t%")))
     }
 
     @Test("text holding U+10FFFF, valid UTF-8, runs under .eqp and with .parameter values")
     func privateUseTextUnderEqp() throws {
-        withKnownIssue(
-            "U+10FF00...U+10FFFF in SQL is taken for raw bytes: refused as \"SQL holding bytes that are not UTF-8\""
-        ) {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".eqp on\nSELECT '\u{10FFFF}' AS x;\n".utf8))
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".parameter set @a 1\nSELECT '\u{10FFFF}', @a;\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".eqp on\nSELECT '\u{10FFFF}' AS x;\n".utf8))
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".parameter set @a 1\nSELECT '\u{10FFFF}', @a;\n".utf8))
     }
 
     @Test("a U+10FFFF character is one character wide in the column modes")
     func privateUseWidthInColumns() throws {
-        withKnownIssue("U+10FF00...U+10FFFF count as four columns (one per stand-in byte); sqlite3 counts one") {
-            for mode in ["-column", "-box", "-markdown", "-table"] {
-                try AdversarialShellTests.expectSameAsSQLite3(
-                    [mode, ":memory:", "SELECT 'a' || char(1114111) || 'z' AS c1, char(1113856) AS c2"])
-            }
+        for mode in ["-column", "-box", "-markdown", "-table"] {
+            try AdversarialShellTests.expectSameAsSQLite3(
+                [mode, ":memory:", "SELECT 'a' || char(1114111) || 'z' AS c1, char(1113856) AS c2"])
         }
     }
 
@@ -141,41 +128,33 @@ struct ShellReviewTests {
         _ = try ShellProcess.runRaw(
             sqltk, [":memory:"], input: Self.latin1(".output f%.txt\nSELECT 1;\n"), directory: folder.url)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).map { Array($0.utf8) }
-        withKnownIssue("the file is named f F4 8F BF A9 .txt (the stand-in's UTF-8); sqlite3 names it f E9 .txt") {
-            // A name that is not UTF-8 comes back from the file system with its byte escaped or replaced, never
-            // as the stand-in's four bytes.
-            #expect(!names.contains { $0.starts(with: [0x66, 0xF4, 0x8F, 0xBF, 0xA9]) }, "names: \(names)")
-        }
+        // A name that is not UTF-8 comes back from the file system with its byte escaped or replaced, never
+        // as the stand-in's four bytes.
+        #expect(!names.contains { $0.starts(with: [0x66, 0xF4, 0x8F, 0xBF, 0xA9]) }, "names: \(names)")
     }
 
     @Test(".shell passes a Latin-1 byte of its command as that byte")
     func latin1ShellCommand() throws {
-        withKnownIssue("the command gets F4 8F BF A9, the stand-in's UTF-8, where sqlite3's gets E9") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".shell printf '%s' '%' | od -An -tx1\n"))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".shell printf '%s' '%' | od -An -tx1\n"))
     }
 
     @Test(".import with a one-byte Latin-1 column separator")
     func latin1Separator() throws {
-        withKnownIssue("the separator E9 is four bytes as a stand-in: refused as \"must be one byte\"") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".separator %\n.import f.csv t\nSELECT * FROM t;\n"),
-                files: ["f.csv": Self.latin1("a%b\n1%2\n")])
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".separator %\n.import f.csv t\nSELECT * FROM t;\n"),
+            files: ["f.csv": Self.latin1("a%b\n1%2\n")])
     }
 
     @Test("a .width narrower than the text wraps between characters, never inside U+10FFFF")
     func wrapKeepsPrivateUseCharacter() throws {
-        withKnownIssue("the wrap splits U+10FFFF's four bytes (F4 | 8F BF BF) across two lines") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".mode column\n.width 3\nSELECT 'ab\u{10FFFF}cd' AS x;\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".mode column\n.width 3\nSELECT 'ab\u{10FFFF}cd' AS x;\n".utf8))
     }
 
     @Test(".import --csv of a last record ending in an empty field and no line break")
     func importEmptyLastField() throws {
-        withKnownIssue("sqlite3 3.40 stores NULL for that field, sqltk '' (an undocumented difference)") {
+        withKnownIssue("sqlite3 3.40 stores NULL for that field, sqltk '': a deliberate difference (docs/sqltk.md)") {
             try AdversarialShellTests.expectSameAsSQLite3(
                 [":memory:"],
                 input: Data("CREATE TABLE t(x,y);\n.import --csv f.csv t\n.mode quote\nSELECT * FROM t;\n".utf8),
@@ -185,29 +164,21 @@ struct ShellReviewTests {
 
     @Test(".mode csv output after .import in CSV mode")
     func csvRowSeparatorAfterImport() throws {
-        withKnownIssue(
-            "sqlite3 3.40's .import sets the CSV row separator to LF for good; sqltk keeps CRLF (undocumented)"
-        ) {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data(".mode csv\n.import f.csv t\nSELECT * FROM t;\n".utf8),
-                files: ["f.csv": Data("a\n1\n".utf8)])
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data(".mode csv\n.import f.csv t\nSELECT * FROM t;\n".utf8),
+            files: ["f.csv": Data("a\n1\n".utf8)])
     }
 
     @Test("EXPLAIN prints sqlite3's indented opcode table")
     func explainLayout() throws {
-        withKnownIssue("sqltk prints EXPLAIN's rows in the output mode (0|Init|0|7|…); sqlite3 its addr/opcode table") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data("CREATE TABLE t(a);\nEXPLAIN SELECT * FROM t;\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data("CREATE TABLE t(a);\nEXPLAIN SELECT * FROM t;\n".utf8))
     }
 
     @Test(".schema of a view ends with sqlite3's comment naming its columns")
     func schemaOfView() throws {
-        withKnownIssue("sqlite3 3.40 adds /* v(x,\"2\") */ before the semicolon; sqltk does not (undocumented)") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Data("CREATE VIEW v AS SELECT 1 AS x, 2;\n.schema\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Data("CREATE VIEW v AS SELECT 1 AS x, 2;\n.schema\n".utf8))
     }
 
     @Test("sqlite3's dump of a Latin-1-named FTS5 table loads into sqltk with its name's byte")
@@ -225,34 +196,23 @@ struct ShellReviewTests {
         let expected = try ShellProcess.runRaw(sqlite3, ["b.db"], input: query, directory: folder.url)
         let actual = try ShellProcess.runRaw(sqlite3, ["c.db"], input: query, directory: folder.url)
         #expect(!expected.output.isEmpty)
-        withKnownIssue(
-            """
-            the schema row is written with F4 8F BF A9 (the stand-in's UTF-8) for E9: the virtual table's name no \
-            longer matches its shadow tables'
-            """
-        ) {
-            #expect(actual.output == expected.output)
-        }
+        #expect(actual.output == expected.output)
     }
 
     @Test("Latin-1 SQL runs with .eqp on, as EXPLAIN QUERY PLAN, and with .parameter values")
     func latin1SQLStatementByStatement() throws {
-        withKnownIssue("refused: \"SQL holding bytes that are not UTF-8 runs only as it is\" (not in docs/sqltk.md)") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1("EXPLAIN QUERY PLAN SELECT '%';\n"))
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".eqp on\nSELECT hex('%');\n"))
-            try AdversarialShellTests.expectSameAsSQLite3(
-                [":memory:"], input: Self.latin1(".parameter set @a 1\nSELECT hex('%'), @a;\n"))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1("EXPLAIN QUERY PLAN SELECT '%';\n"))
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".eqp on\nSELECT hex('%');\n"))
+        try AdversarialShellTests.expectSameAsSQLite3(
+            [":memory:"], input: Self.latin1(".parameter set @a 1\nSELECT hex('%'), @a;\n"))
     }
 
     @Test("-echo and .echo on print comment-only and blank lines too")
     func echoKeepsCommentLines() throws {
-        withKnownIssue("sqltk leaves out lines that hold no SQL; sqlite3 3.40 echoes each as read") {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                ["-echo", ":memory:"], input: Data("-- set up\n\n/* b */\nSELECT 1; -- tail\n".utf8))
-        }
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["-echo", ":memory:"], input: Data("-- set up\n\n/* b */\nSELECT 1; -- tail\n".utf8))
     }
 
     @Test(".import inside BEGIN, stopped by a trigger or ON CONFLICT ROLLBACK, leaves no transaction open")
@@ -270,30 +230,23 @@ struct ShellReviewTests {
             SELECT * FROM t;
 
             """
-        withKnownIssue(
-            """
-            a transaction the user did not begin stays open (the toolkit's roll-back-only one): the INSERT after \
-            the import is lost at close, silently; the error names sqltk_savepoint_1 and hides 'boom'
-            """
-        ) {
-            try AdversarialShellTests.expectSameAsSQLite3(
-                ["db.sqlite"], input: Data(script.utf8), files: ["f.csv": Data("3,4\nx,6\n".utf8)])
-            // The same through a constraint's own conflict clause, no trigger needed.
-            try AdversarialShellTests.expectSameAsSQLite3(
-                ["db.sqlite"],
-                input: Data(
-                    """
-                    CREATE TABLE t(a INTEGER UNIQUE ON CONFLICT ROLLBACK);
-                    BEGIN;
-                    INSERT INTO t VALUES(1);
-                    .import --csv f.csv t
-                    INSERT INTO t VALUES(7);
-                    .open db.sqlite
-                    SELECT * FROM t;
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["db.sqlite"], input: Data(script.utf8), files: ["f.csv": Data("3,4\nx,6\n".utf8)])
+        // The same through a constraint's own conflict clause, no trigger needed.
+        try AdversarialShellTests.expectSameAsSQLite3(
+            ["db.sqlite"],
+            input: Data(
+                """
+                CREATE TABLE t(a INTEGER UNIQUE ON CONFLICT ROLLBACK);
+                BEGIN;
+                INSERT INTO t VALUES(1);
+                .import --csv f.csv t
+                INSERT INTO t VALUES(7);
+                .open db.sqlite
+                SELECT * FROM t;
 
-                    """.utf8),
-                files: ["f.csv": Data("2\n1\n".utf8)])
-        }
+                """.utf8),
+            files: ["f.csv": Data("2\n1\n".utf8)])
     }
 
     @Test("raw and multibyte bytes straddling the 64 KiB read blocks of standard input and .read keep their bytes")
@@ -321,11 +274,12 @@ struct ShellReviewTests {
 
     @Test("text of a UTF-16 database prints as UTF-8 in every mode")
     func utf16DatabaseText() throws {
-        withKnownIssue("text is written as the database's UTF-16 bytes (h 00 e 00 ...), even SELECT 'lit' and hex()") {
-            for mode in ["-list", "-csv", "-quote", "-json", "-line", "-column"] {
-                try Self.expectSameOnDatabase(
-                    Self.utf16Setup, arguments: [mode, "db.sqlite", "SELECT a, hex(a), 'lit' FROM t"])
-            }
+        for mode in ["-list", "-csv", "-quote", "-json", "-line", "-column"] {
+            // The column mode leaves out the emoji: it is two columns wide in sqltk, one in sqlite3 3.40 (a
+            // deliberate difference, docs/sqltk.md), whatever the database's encoding.
+            let filter = mode == "-column" ? " WHERE rowid < 3" : ""
+            try Self.expectSameOnDatabase(
+                Self.utf16Setup, arguments: [mode, "db.sqlite", "SELECT a, hex(a), 'lit' FROM t" + filter])
         }
     }
 
@@ -342,11 +296,7 @@ struct ShellReviewTests {
         let expected = try ShellProcess.runRaw(sqlite3, ["a.db"], input: query, directory: folder.url)
         let loaded = try ShellProcess.runRaw(sqlite3, ["b.db"], input: query, directory: folder.url)
         #expect(expected.output == Data("hello\nx\u{E9}\n\u{1F600}\n".utf8))
-        withKnownIssue(
-            "each text is dumped as CAST(X'<UTF-16 bytes>' AS TEXT): loaded into a UTF-8 database it is h 00 e 00 ..."
-        ) {
-            #expect(loaded.output == expected.output, "dump: \(String(decoding: dump.output, as: UTF8.self))")
-        }
+        #expect(loaded.output == expected.output, "dump: \(String(decoding: dump.output, as: UTF8.self))")
     }
 
     @Test(".import into a UTF-16 database stores the file's text")
@@ -367,9 +317,7 @@ struct ShellReviewTests {
             stored.append(try ShellProcess.runRaw(sqlite3, ["db.sqlite"], input: query, directory: work).output)
         }
         #expect(stored[0] == Data("61006200FDFF|3\n70006C00610069006E00|5\n".utf8))
-        withKnownIssue("'ab' E9 is cast from a blob read as UTF-16: stored as U+6261 alone (6162|1), the E9 lost") {
-            #expect(stored[1] == stored[0])
-        }
+        #expect(stored[1] == stored[0])
     }
 
     @Test(".import inside BEGIN that stops at a bad record keeps the user's transaction and its rows")

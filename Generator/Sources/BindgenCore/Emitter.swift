@@ -349,6 +349,18 @@ struct Emitter {
                 throw fail("a text result must be a C string")
             }
             return (["return \(call).map { String(cString: $0) }"], "String?", "value")
+        case .textBytes:
+            guard cType.pointee?.name == "char" || cType.pointee?.name == "unsigned char" else {
+                throw fail("a text result must be a C string")
+            }
+            return (
+                [
+                    "guard let text = \(call) else { return nil }",
+                    "var count = 0",
+                    "while text[count] != 0 { count += 1 }",
+                    "return Array(UnsafeRawBufferPointer(start: text, count: count))",
+                ], "[UInt8]?", "value"
+            )
         case .textWithLength:
             return (
                 [

@@ -151,6 +151,8 @@ struct ReturnSpec: Decodable, Sendable, Equatable {
         case bool
         /// NUL-terminated text copied into a `String?` (`nil` for NULL).
         case text
+        /// NUL-terminated text copied into `[UInt8]?` as its bytes, which need not be UTF-8 (`nil` for NULL).
+        case textBytes
         /// Text of the byte length that the C function `length` reports for the same arguments, copied into
         /// a `String?`; embedded NULs survive.
         case textWithLength

@@ -61,6 +61,17 @@ extension ConnectionHandle {
         return sqltk_sqlite3_errmsg(rawValue).map { String(cString: $0) }
     }
 
+    /// The message of the connection's most recent failed call as its bytes, which are not UTF-8 when it quotes a name that is not, copied.
+    ///
+    /// C function: `sqlite3_errmsg`. Related SQLite documentation: <https://sqlite.org/c3ref/errcode.html>
+    @inlinable
+    public func errorMessageBytes() -> [UInt8]? {
+        guard let text = sqltk_sqlite3_errmsg(rawValue) else { return nil }
+        var count = 0
+        while text[count] != 0 { count += 1 }
+        return Array(UnsafeRawBufferPointer(start: text, count: count))
+    }
+
     /// The byte offset in the SQL text of the token that caused the most recent error, or -1 when it does not apply.
     ///
     /// C function: `sqlite3_error_offset`. Related SQLite documentation: <https://sqlite.org/c3ref/errcode.html>

@@ -301,6 +301,17 @@ extension StatementHandle {
         return sqltk_sqlite3_column_name(rawValue, index).map { String(cString: $0) }
     }
 
+    /// The name of column `index` (0-based) as its bytes, which are not UTF-8 when the SQL that named it was not; nil when out of range.
+    ///
+    /// C function: `sqlite3_column_name`. Related SQLite documentation: <https://sqlite.org/c3ref/column_name.html>
+    @inlinable
+    public func columnNameBytes(_ index: Int32) -> [UInt8]? {
+        guard let text = sqltk_sqlite3_column_name(rawValue, index) else { return nil }
+        var count = 0
+        while text[count] != 0 { count += 1 }
+        return Array(UnsafeRawBufferPointer(start: text, count: count))
+    }
+
     /// The declared type of the table column behind result column `index` (0-based), as written in `CREATE TABLE`, or nil for an expression.
     ///
     /// C function: `sqlite3_column_decltype`. Related SQLite documentation: <https://sqlite.org/c3ref/column_decltype.html>

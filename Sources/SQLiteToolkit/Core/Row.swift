@@ -58,25 +58,38 @@ public struct Row {
     }
 
     /// The bytes of column `index` without copying, valid only until the cursor moves on or the column is read
-    /// again as another type. Empty for NULL and for an empty blob.
+    /// again as another type. Empty for NULL and for an empty blob. Text is given as UTF-8 whatever the database's
+    /// encoding (`sqlite3_column_text`, which leaves a UTF-8 database's bytes as they are stored); a blob as its
+    /// bytes.
     @inlinable
     public func withUnsafeBytes<R>(
         at index: Int,
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R {
         try statement.checkUsable()
-        return try body(statement.handle.columnBlobNoCopy(try statement.columnIndex(index)))
+        return try body(columnBytes(try statement.columnIndex(index)))
     }
 
     /// The bytes of the leftmost column named `name` (case-insensitive) without copying, valid only until the
-    /// cursor moves on or the column is read again as another type. Empty for NULL and for an empty blob.
+    /// cursor moves on or the column is read again as another type. Empty for NULL and for an empty blob. Text is
+    /// given as UTF-8, as ``withUnsafeBytes(at:_:)`` gives it.
     @inlinable
     public func withUnsafeBytes<R>(
         named name: String,
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R {
         try statement.checkUsable()
-        return try body(statement.handle.columnBlobNoCopy(try statement.columnIndex(named: name)))
+        return try body(columnBytes(try statement.columnIndex(named: name)))
+    }
+
+    /// A column's bytes: `sqlite3_column_blob` would give a UTF-16 database's text as UTF-16, so text is read with
+    /// `sqlite3_column_text`, which converts it to UTF-8 (and leaves a UTF-8 database's bytes, even bytes that are
+    /// not UTF-8, as they are). Blobs and numbers keep `sqlite3_column_blob`: `sqlite3_column_text` would read a
+    /// blob of a UTF-16 database as UTF-16 text and convert it.
+    @inlinable
+    func columnBytes(_ index: Int32) -> UnsafeRawBufferPointer {
+        let handle = statement.handle
+        return handle.columnType(index) == .text ? handle.columnTextNoCopy(index) : handle.columnBlobNoCopy(index)
     }
 
     /// The storage class of column `index` (`sqlite3_column_type`), read without converting the value: with
