@@ -30,3 +30,9 @@ int sqltk_extra_init(const char *unused) {
     poly1305_tagcmp_pick_best();
     return SQLITE_OK;
 }
+
+/* Declared in sqltk_shim.h: the routines table of this SQLite, for extensions registered by
+   their init function on one connection (Database.registerExtension in SQLiteToolkit). */
+const sqltk_sqlite3_api_routines *sqltk_extension_api_routines(void) {
+    return &sqltk_sqlite3Apis;
+}
