@@ -331,5 +331,14 @@ extension DatabaseError {
         /// A table a transaction observer or an observed query names is neither a table nor a view of any schema
         /// of the connection (`main`, `temp` or an attached database's): nothing would ever be told of it.
         case unknownTable(String)
+        /// An SQLite extension could not be loaded from the library at `path`: a missing file, a file that is not a
+        /// library, an entry point it lacks, or an init function that failed; the message is SQLite's.
+        case extensionLoadFailed(path: String)
+        /// The init function of the extension compiled into the program and registered as `name` failed; the
+        /// message is the extension's.
+        case extensionRegistrationFailed(name: String)
+        /// An extension was loaded or registered from inside one of the connection's own callbacks (a function, a
+        /// trace, a hook) while SQLite runs a statement: load it before running statements.
+        case extensionLoadInCallback
     }
 }
