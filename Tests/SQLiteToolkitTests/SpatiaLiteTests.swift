@@ -26,7 +26,10 @@ struct SpatiaLiteTests {
         #expect(try db.queryValue("SELECT sqlite_version()", as: String.self) == SQLiteLibrary.version())
         #if os(Linux)
             // The system SQLite came in with it: two SQLite libraries now live in this process.
-            let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+            // Read to the end: /proc reports a size of 0, so a read sized by the file's length stops early.
+            let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
+            defer { try? handle.close() }
+            let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
             #expect(maps.contains("libsqlite3.so"))
         #endif
     }
