@@ -47,6 +47,7 @@ struct ExtensionLoadingTests {
         let error = try #require(throws: DatabaseError.self) { try db.loadExtension(atPath: path) }
         #expect(error.reason == .extensionLoadFailed(path: path))
         #expect(error.code == .error)
+        #expect(error.path == path)
         #expect(error.message.contains(path))
         #expect(error.message.contains("cannot open shared object file") || error.message.contains("not found"))
         #expect(db.handle?.configure(.enableLoadExtension, -1).value == 0)
@@ -142,7 +143,8 @@ struct ExtensionLoadingTests {
         }
         #expect(error.reason == .extensionRegistrationFailed(name: "failing"))
         #expect(error.code == .error)
-        #expect(error.message == "cannot load the extension failing: sqltk_test_extension refuses to load")
+        #expect(error.message == "sqltk_test_extension refuses to load")
+        #expect(error.path == "failing")
     }
 
     @Test("Configuration.extensions reach every connection of a queue: at open and after reopen()")

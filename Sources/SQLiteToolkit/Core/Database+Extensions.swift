@@ -156,10 +156,13 @@ extension Database {
         return connection
     }
 
+    /// The error of a load or registration: SQLite's (or the extension's) own message, as the sqlite3 shell shows
+    /// it, with the library's path or the extension's name in the reason and in ``DatabaseError/path``.
     private func extensionError(_ code: ResultCode, name: String, message: String, reason: DatabaseError.Reason)
         -> DatabaseError
     {
-        DatabaseError(
-            extendedCode: code, message: "cannot load the extension \(name): \(message)", reason: reason)
+        var error = DatabaseError(extendedCode: code, message: message, reason: reason)
+        error.path = name
+        return error
     }
 }

@@ -51,8 +51,9 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
     /// Why the toolkit itself refused the call, for the errors it detects before or around SQLite (a closed
     /// connection, an argument mismatch, ...); `nil` for errors SQLite reports.
     public var reason: Reason?
-    /// The path of the database that failed to open, for errors of ``Database/init(path:configuration:)``;
-    /// ``message`` stays SQLite's own.
+    /// The path of the database that failed to open, for errors of ``Database/init(path:configuration:)``, or of
+    /// the extension that failed to load (its library's path, or the name a linked extension was registered
+    /// under); ``message`` stays SQLite's own.
     public var path: String?
     /// The 1-based index of the parameter that failed to bind, for bind errors.
     public var parameterIndex: Int?
