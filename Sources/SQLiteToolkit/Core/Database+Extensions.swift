@@ -104,14 +104,14 @@ extension Database {
     /// ``Configuration/extensions`` so that every connection a ``DatabaseQueue`` or ``DatabasePool`` opens has it.
     /// Nothing needs turning on: no library is loaded.
     ///
-    /// Compile the extension in loadable style: it includes `sqlite3ext.h` (the prefixed copy that
-    /// `sqlite-amalgamation/fetch` installs beside `sqlite3.h`), declares `SQLITE_EXTENSION_INIT1` and calls
-    /// `SQLITE_EXTENSION_INIT2(routines)` first in its init function, so every call it makes goes through the
-    /// routines table and the `sqltk_` prefix of this SQLite's symbols does not concern it. An extension compiled
-    /// with `SQLITE_CORE` instead calls SQLite's functions by name: it must be compiled with this package's
-    /// headers (`CSQLiteToolkit.h`, so its calls name the prefixed `sqltk_sqlite3_…` symbols) and its C target must
-    /// depend on `CSQLiteToolkit`; compiled against another `sqlite3.h` it would call another SQLite, or fail to
-    /// link.
+    /// Compile the extension in loadable style: it includes `sqlite3ext.h` (the copy it ships with, SQLite's, or
+    /// the prefixed one `sqlite-amalgamation/fetch` installs beside `sqlite3.h`), declares `SQLITE_EXTENSION_INIT1`,
+    /// calls `SQLITE_EXTENSION_INIT2(routines)` first in its init function and does not define `SQLITE_CORE`. Every
+    /// call it makes then goes through the routines table, so the `sqltk_` prefix of this SQLite's symbols does not
+    /// concern it. An extension compiled with `SQLITE_CORE` calls SQLite's functions by name, and this build has
+    /// only prefixed names (`sqltk_sqlite3_create_function`): it needs each name it uses defined to the prefixed
+    /// one before its first include, and a target that depends on `CSQLiteToolkit`; compiled against another
+    /// `sqlite3.h` it would call another SQLite, or fail to link. See <doc:ExtensionsAndVectorSearch>.
     ///
     /// - Parameters:
     ///   - entryPoint: the extension's init function.
