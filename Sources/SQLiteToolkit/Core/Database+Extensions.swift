@@ -80,15 +80,15 @@ extension Database {
         }
         let (code, message) = connection.loadExtension(atPath: path, entryPoint: entryPoint)
         let disable = connection.configure(.enableLoadExtension, 0)
-        guard code == .ok else {
-            throw extensionError(
-                code, name: path, message: message ?? "\(code)", reason: .extensionLoadFailed(path: path))
-        }
-        // Loading must never stay on: a connection that cannot turn it off again is not one to keep using.
+        // Loading must never stay on: that failure is reported before the load's own, whatever the load did.
         guard disable.code == .ok, disable.value == 0 else {
             throw extensionError(
                 disable.code == .ok ? .error : disable.code, name: path,
                 message: "extension loading could not be turned off again", reason: .extensionLoadFailed(path: path))
+        }
+        guard code == .ok else {
+            throw extensionError(
+                code, name: path, message: message ?? "\(code)", reason: .extensionLoadFailed(path: path))
         }
     }
 
