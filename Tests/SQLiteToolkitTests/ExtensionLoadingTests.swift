@@ -225,3 +225,64 @@ struct ExtensionLoadingTests {
         #expect(throws: DatabaseError.self) { try DatabaseQueue(configuration: configuration) }
     }
 }
+
+/// The tests' extension built as a shared library at test time (with the toolchain's C compiler) and loaded by
+/// path: a library compiled in loadable style, whose init function checks that SQL cannot load a library while
+/// the toolkit has the C API's loading switch on for it.
+@Suite("Extension loading: a library built from the tests' extension")
+struct ExtensionLibraryTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// A C compiler on the `PATH` (`clang` comes with the Swift toolchain on Linux), or `nil`.
+    static let compiler: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for name in ["clang", "cc"] {
+            for folder in path.split(separator: ":") {
+                let candidate = "\(folder)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+        }
+        return nil
+    }()
+
+    /// Compiles Tests/Fixtures/CSQLTKTestExtension/test_extension.c into a shared library at `output`.
+    static func buildLibrary(at output: String) throws {
+        let compiler = try #require(compiler)
+        let fixture = root.appendingPathComponent("Tests/Fixtures/CSQLTKTestExtension")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: compiler)
+        process.arguments = [
+            "-shared", "-fPIC", "-o", output,
+            "-I", root.appendingPathComponent("sqlite-amalgamation/include").path,
+            "-I", fixture.appendingPathComponent("include").path,
+            fixture.appendingPathComponent("test_extension.c").path,
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "the compiler failed: \(errorText)")
+    }
+
+    @Test(
+        "SELECT load_extension() is refused while loadExtension loads a library, whose functions then work",
+        .enabled(if: compiler != nil, "no C compiler (clang or cc) on the PATH to build the test library")
+    )
+    func refusedDuringLoad() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let library = path + "-extension.so"
+            try Self.buildLibrary(at: library)
+            let db = try Database()
+            try db.loadExtension(atPath: library, entryPoint: "sqltk_test_extension_init_probing")
+            #expect(try db.queryValue("SELECT sqltk_test_twice(8)", as: Int.self) == 16)
+            #expect(db.handle?.configure(.enableLoadExtension, -1).value == 0)
+            try ExtensionLoadingTests.expectSQLLoadingRefused(db, path: library)
+            // The same probe, registered statically, finds loading refused too.
+            let other = try Database()
+            try other.registerExtension(sqltk_test_extension_init_probing, named: "probing")
+            #expect(try other.queryValue("SELECT sqltk_test_twice(4)", as: Int.self) == 8)
+        }
+    }
+}

@@ -7,6 +7,8 @@
 #include "../installed/sqlite3ext.h"
 #include "CSQLTKTestExtension.h"
 
+#include <string.h>
+
 SQLITE_EXTENSION_INIT1
 
 static void twice(sqltk_sqlite3_context *context, int argc, sqltk_sqlite3_value **argv) {
@@ -49,4 +51,20 @@ int sqltk_test_extension_init_failing(
     SQLITE_EXTENSION_INIT2(routines);
     *errorMessage = sqltk_sqlite3_mprintf("sqltk_test_extension refuses to load");
     return SQLITE_ERROR;
+}
+
+int sqltk_test_extension_init_probing(
+    struct sqltk_sqlite3 *db, char **errorMessage, const struct sqltk_sqlite3_api_routines *routines) {
+    SQLITE_EXTENSION_INIT2(routines);
+    char *message = 0;
+    int code = sqltk_sqlite3_exec(db, "SELECT load_extension('/nonexistent/sqltk-probe')", 0, 0, &message);
+    int refused = code == SQLITE_ERROR && message != 0 && strcmp(message, "not authorized") == 0;
+    if (!refused) {
+        *errorMessage = sqltk_sqlite3_mprintf(
+            "load_extension() was not refused while the extension loaded: %s", message ? message : "(no message)");
+        sqltk_sqlite3_free(message);
+        return SQLITE_ERROR;
+    }
+    sqltk_sqlite3_free(message);
+    return sqltk_test_extension_init(db, errorMessage, routines);
 }

@@ -20,4 +20,11 @@ int sqltk_test_extension_init(
 int sqltk_test_extension_init_failing(
     struct sqltk_sqlite3 *db, char **errorMessage, const struct sqltk_sqlite3_api_routines *routines);
 
+/* Runs SELECT load_extension(...) on `db` from inside the init function, while the extension is being loaded or
+   registered, and fails with a message saying so unless SQLite refuses it as "not authorized"; then registers
+   what sqltk_test_extension_init does. The tests also build this file as a shared library and load it, so the
+   probe runs while the toolkit has the C API's loading switch on. */
+int sqltk_test_extension_init_probing(
+    struct sqltk_sqlite3 *db, char **errorMessage, const struct sqltk_sqlite3_api_routines *routines);
+
 #endif
