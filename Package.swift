@@ -104,7 +104,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteToolkitTests",
-            dependencies: ["SQLiteToolkit", "SQLiteToolkitSystemShim", "sqltk-test-helper", "sqltk-crash-writer"]
+            dependencies: [
+                "SQLiteToolkit", "SQLiteToolkitSystemShim", "CSQLTKTestExtension", "sqltk-test-helper",
+                "sqltk-crash-writer",
+            ]
         ),
         // The fault-injecting VFS of the reliability tests (I/O errors, a full disk, power cuts), a C target under
         // Tests/ that only the fault tests import: test-only, so it may call CSQLiteToolkit directly.
@@ -112,6 +115,13 @@ let package = Package(
             name: "CSQLiteToolkitFaultVFS",
             dependencies: ["CSQLiteToolkit"],
             path: "Tests/FaultVFS"
+        ),
+        // A tiny SQLite extension compiled in loadable style (through the routines table), for the tests of
+        // static registration: test-only, it includes the prefixed sqlite3ext.h that CSQLiteToolkit's fetch installs.
+        .target(
+            name: "CSQLTKTestExtension",
+            dependencies: ["CSQLiteToolkit"],
+            path: "Tests/Fixtures/CSQLTKTestExtension"
         ),
         // The fault sweep, the power-cut runs and the regression tests of the faults they found.
         .testTarget(

@@ -56,3 +56,9 @@ int sqltk_carray_bind_blobs(sqltk_sqlite3_stmt *statement, int index, const void
     sqltk_sqlite3_free(vectors);
     return rc;
 }
+
+/* Declared in sqltk_shim.h: the routines table of this SQLite, for extensions registered by
+   their init function on one connection (Database.registerExtension in SQLiteToolkit). */
+const sqltk_sqlite3_api_routines *sqltk_extension_api_routines(void) {
+    return &sqltk_sqlite3Apis;
+}

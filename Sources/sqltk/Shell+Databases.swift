@@ -32,7 +32,17 @@ extension Shell {
             let status = try withOriginalStandardOutput { RawText.withCString(line) { system($0) } }
             if status != 0 { writeError("System command returns \(status)\n") }
         case ".load":
-            throw Failure(".load: loading extensions is not available in this build of sqltk; nothing was loaded")
+            // sqlite3 ignores words after ENTRY; here they are an error, like every argument a command cannot use.
+            guard (1...2).contains(arguments.count), !arguments[0].isEmpty else {
+                throw Failure("usage: .load FILE [ENTRY]")
+            }
+            let path = arguments[0]
+            do {
+                try database.loadExtension(atPath: path, entryPoint: arguments.count == 2 ? arguments[1] : nil)
+            } catch let error as DatabaseError where error.reason == .extensionLoadFailed(path: path) {
+                // SQLite's message alone, as the sqlite3 shell prints it: it names the file SQLite tried last.
+                throw Failure(error.message)
+            }
         default:
             throw Failure("unknown command \(command)")
         }

@@ -18,7 +18,7 @@ extension Shell {
         (".help [COMMAND]", "Show this list, or the commands that start with COMMAND"),
         (".import FILE TABLE", "Import FILE into TABLE (--csv, --ascii, --skip N, --schema S; FILE: or |COMMAND)"),
         (".indexes [TABLE]", "List the indexes, or those of TABLE (a LIKE pattern)"),
-        (".load FILE", "Load an extension (not available in this build)"),
+        (".load FILE [ENTRY]", "Load the SQLite extension in the library FILE, through its init function ENTRY"),
         (".mode [MODE] [TABLE]", "Set the output mode: \(OutputSettings.ModeChoice.names)"),
         (".nullvalue TEXT", "Show NULL as TEXT"),
         (".once FILE", "Send the output of the next command to FILE (or |COMMAND)"),

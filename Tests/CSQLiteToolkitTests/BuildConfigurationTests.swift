@@ -24,7 +24,6 @@ struct BuildConfigurationTests {
         CompileOption("SQLITE_DEFAULT_WAL_SYNCHRONOUS=1"),
         CompileOption("SQLITE_LIKE_DOESNT_MATCH_BLOBS"),
         CompileOption("SQLITE_OMIT_DEPRECATED"),
-        CompileOption("SQLITE_OMIT_LOAD_EXTENSION"),
         CompileOption("SQLITE_OMIT_SHARED_CACHE"),
         // SQLite's list prints "USE_URI", without a value, and only when
         // SQLITE_USE_URI is non-zero, so its presence means SQLITE_USE_URI=1.
@@ -75,6 +74,14 @@ struct BuildConfigurationTests {
         let database = try TestDatabase()
         #expect(try database.column("PRAGMA compile_options").contains(option.reported))
         #expect(sqltk_sqlite3_compileoption_used(option.reported) == 1)
+    }
+
+    @Test("extension loading is compiled in: SQLITE_OMIT_LOAD_EXTENSION is not set and the C function exists")
+    func extensionLoadingCompiledIn() throws {
+        let database = try TestDatabase()
+        #expect(try !database.column("PRAGMA compile_options").contains("OMIT_LOAD_EXTENSION"))
+        #expect(sqltk_sqlite3_compileoption_used("OMIT_LOAD_EXTENSION") == 0)
+        #expect(sqltk_extension_api_routines() != nil)
     }
 
     @Test("SQLITE_HAS_CODEC is visible to Swift and the codec is built in")

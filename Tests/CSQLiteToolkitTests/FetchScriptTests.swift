@@ -179,7 +179,7 @@
             #expect(first.standardError.contains("installed SQLite \(lock.sqliteVersion)"))
             let installed = workspace.scriptFolder.appendingPathComponent("installed")
             let names = try FileManager.default.contentsOfDirectory(atPath: installed.path).sorted()
-            #expect(names == ["STAMP.json", "sqlite3.c", "sqlite3.h", "sqlite3mc.h"])
+            #expect(names == ["STAMP.json", "sqlite3.c", "sqlite3.h", "sqlite3ext.h", "sqlite3mc.h"])
             let before = try names.map { try FileState(installed.appendingPathComponent($0)) }
             let folderBefore = try fileNumber(of: installed)
 

@@ -1,3 +1,4 @@
+import CSQLTKTestExtension
 import Foundation
 import SQLiteToolkit
 import Testing
@@ -72,6 +73,25 @@ struct ErrorReasonTests {
         },
         ReasonCase(name: "value mismatch", code: .mismatch, reason: .valueMismatch) {
             _ = try $0.queryValue("SELECT 'not a uuid'", as: UUID.self)
+        },
+        ReasonCase(
+            name: "extension load", code: .error, reason: .extensionLoadFailed(path: "/nonexistent/extension")
+        ) {
+            try $0.loadExtension(atPath: "/nonexistent/extension")
+        },
+        ReasonCase(
+            name: "extension registration", code: .error, reason: .extensionRegistrationFailed(name: "failing")
+        ) {
+            try $0.registerExtension(sqltk_test_extension_init_failing, named: "failing")
+        },
+        ReasonCase(name: "extension in a callback", code: .misuse, reason: .extensionLoadInCallback) { db in
+            nonisolated(unsafe) var caught: (any Error)?
+            try db.createFunction("load_inside") { (value: Int) -> Int in
+                do { try db.loadExtension(atPath: "/nonexistent/extension") } catch { caught = error }
+                return value
+            }
+            _ = try db.queryValue("SELECT load_inside(1)", as: Int.self)
+            if let caught { throw caught }
         },
     ]
 

@@ -64,14 +64,14 @@ struct SecurityDefaultsTests {
         }
     }
 
-    @Test("loading extensions is compiled out: load_extension() does not exist")
-    func loadExtensionCompiledOut() throws {
-        #expect(SQLiteLibrary.isCompileOptionUsed("OMIT_LOAD_EXTENSION"))
+    @Test("loading extensions is compiled in but off: load_extension() is not authorized")
+    func loadExtensionOff() throws {
+        #expect(!SQLiteLibrary.isCompileOptionUsed("OMIT_LOAD_EXTENSION"))
         let db = try Database()
         let error = try #require(throws: DatabaseError.self) {
             try db.execute("SELECT load_extension('libc.so.6')")
         }
-        #expect(error.message.contains("no such function"))
+        #expect(error.message.contains("not authorized"))
     }
 
     @Test("temporary tables and indices are kept in memory, never in an (unencrypted) temporary file")

@@ -54,20 +54,6 @@ struct CommandLineTests {
         #expect(result.output == "\(Database.sqliteVersion) \(Database.sqliteSourceID)\n")
     }
 
-    @Test(".load fails loudly: extensions cannot load in this build")
-    func load() throws {
-        let script = try ShellProcess.run([":memory:"], input: "SELECT 1;\n.load ./nothing\nSELECT 2;\n")
-        #expect(script.status == 1)
-        #expect(script.output == "1\n2\n")
-        #expect(
-            script.error
-                == "Error at line 2: .load: loading extensions is not available in this build of sqltk; nothing was "
-                + "loaded\n")
-        let bailed = try ShellProcess.run(["-bail", ":memory:"], input: ".load ./nothing\nSELECT 2;\n")
-        #expect(bailed.status == 1)
-        #expect(bailed.output.isEmpty)
-    }
-
     @Test(
         "a dot-command given an argument it cannot honour fails, naming it",
         arguments: [

@@ -40,9 +40,15 @@
    (`WHERE id IN carray(?)`), instead of one SQL variable per element. */
 #define SQLITE_ENABLE_CARRAY 1
 
+/* Extension loading is compiled in, but off on every connection, as SQLite leaves it. The toolkit
+   turns on only the C API path (sqlite3_db_config(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION), which
+   leaves the SQL function off) and only for the duration of one sqlite3_load_extension call;
+   it never calls sqlite3_enable_load_extension, which would also enable the SQL function
+   load_extension(), so SQL text (a query, a view, a trigger in a hostile file) can never load a
+   library. SQLITE_OMIT_LOAD_EXTENSION is therefore not defined. */
+
 #define SQLITE_LIKE_DOESNT_MATCH_BLOBS 1
 #define SQLITE_OMIT_DEPRECATED 1
-#define SQLITE_OMIT_LOAD_EXTENSION 1
 #define SQLITE_OMIT_SHARED_CACHE 1
 #define SQLITE_USE_URI 1
 

@@ -20,6 +20,13 @@ static inline int sqltk_db_config_int(sqltk_sqlite3 *db, int op, int value, int 
     return sqltk_sqlite3_db_config(db, op, value, result);
 }
 
+/* The routines table SQLite hands to an extension's init function (sqlite3_load_extension and
+   sqlite3_auto_extension pass it as the third argument; it is static in the amalgamation, so
+   sqltk_amalgamation.c exposes it). An extension compiled into the program in loadable style
+   (sqlite3ext.h, SQLITE_EXTENSION_INIT1/2) reaches SQLite only through it, so the sqltk_ prefix
+   of the exported names does not concern it. */
+const sqltk_sqlite3_api_routines *sqltk_extension_api_routines(void);
+
 /* sqlite3_db_config(db, SQLITE_DBCONFIG_MAINDBNAME, name): `name` must outlive the use. */
 static inline int sqltk_db_config_main_db_name(sqltk_sqlite3 *db, const char *name) {
     return sqltk_sqlite3_db_config(db, SQLITE_DBCONFIG_MAINDBNAME, name);

@@ -225,6 +225,21 @@ extension ConnectionHandle {
         return (code: result, value: value)
     }
 
+    /// Loads the shared library at `path` and calls its init function `entryPoint` (nil: `sqlite3_extension_init`, then the name SQLite derives from the file name) on this connection. Fails with `.error` unless loading was enabled first with `configure(.enableLoadExtension, 1)`; the message explains a failure.
+    ///
+    /// C function: `sqlite3_load_extension`. Related SQLite documentation: <https://sqlite.org/c3ref/load_extension.html>
+    @inlinable
+    public func loadExtension(atPath path: String, entryPoint: String?) -> (code: ResultCode, message: String?) {
+        var message: UnsafeMutablePointer<CChar>? = nil
+        return path.withCString { pathPointer in
+            return withOptionalCString(entryPoint) { entryPointPointer in
+                let result = ResultCode(
+                    rawValue: sqltk_sqlite3_load_extension(rawValue, pathPointer, entryPointPointer, &message))
+                return (code: result, message: takeSQLiteString(message))
+            }
+        }
+    }
+
     /// Renames the `main` schema to the NUL-terminated `name`, which SQLite does not copy: the caller keeps it alive and unchanged while the connection uses it.
     ///
     /// C function: `sqltk_db_config_main_db_name`. Related SQLite documentation: <https://sqlite.org/c3ref/db_config.html>

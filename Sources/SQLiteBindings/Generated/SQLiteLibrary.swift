@@ -46,6 +46,14 @@ extension SQLiteLibrary {
         return sqltk_sqlite3_compileoption_get(index).map { String(cString: $0) }
     }
 
+    /// The table of API routines SQLite passes to an extension's init function as its third argument: an extension compiled in loadable style (`sqlite3ext.h`) reaches SQLite only through it.
+    ///
+    /// C function: `sqltk_extension_api_routines`. Related SQLite documentation: <https://sqlite.org/loadext.html>
+    @inlinable
+    public static func extensionRoutines() -> OpaquePointer? {
+        return sqltk_extension_api_routines()
+    }
+
     /// The threading mode the library was compiled with: 0 single-thread, 1 serialized, 2 multi-thread.
     ///
     /// C function: `sqlite3_threadsafe`. Related SQLite documentation: <https://sqlite.org/c3ref/threadsafe.html>

@@ -119,6 +119,14 @@ extension Database {
         ///
         /// Related SQLite documentation: <https://sqlite.org/lang_datefunc.html>
         public var dateStorage: DateStorage = .unixSeconds
+        /// SQLite extensions every connection opened with this configuration loads, in order, right after it
+        /// opens (after ``key``) and again after each reopen: libraries by path
+        /// (``Database/Extension/library(atPath:entryPoint:)``) and extensions compiled into the program
+        /// (``Database/Extension/linked(_:named:)``). A ``DatabaseQueue`` or ``DatabasePool`` loads them on every
+        /// connection it opens: the writer, each new reader, after ``DatabaseQueue/reopen()`` and after a key
+        /// change. Default: none. A failure throws from the open, and nothing stays open. See
+        /// <doc:ExtensionsAndVectorSearch>.
+        public var extensions: [Extension] = []
 
         /// The defaults.
         public init() {}

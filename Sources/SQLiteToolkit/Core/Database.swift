@@ -118,6 +118,8 @@ public final class Database {
             try applyDefaults(connection)
             // After the defaults, which read nothing from the file, so the key's check waits on locks like any read.
             if let key = configuration.key { try applyKeyAtOpen(key, cipher: configuration.cipher) }
+            // After the key: an extension's init function may read the database.
+            try loadConfiguredExtensions()
         } catch {
             interruptHandle.invalidate()
             _ = connection.closeV2()

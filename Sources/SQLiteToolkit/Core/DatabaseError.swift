@@ -51,8 +51,9 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
     /// Why the toolkit itself refused the call, for the errors it detects before or around SQLite (a closed
     /// connection, an argument mismatch, ...); `nil` for errors SQLite reports.
     public var reason: Reason?
-    /// The path of the database that failed to open, for errors of ``Database/init(path:configuration:)``;
-    /// ``message`` stays SQLite's own.
+    /// The path of the database that failed to open, for errors of ``Database/init(path:configuration:)``, or of
+    /// the extension that failed to load (its library's path, or the name a linked extension was registered
+    /// under); ``message`` stays SQLite's own.
     public var path: String?
     /// The 1-based index of the parameter that failed to bind, for bind errors.
     public var parameterIndex: Int?
@@ -336,5 +337,14 @@ extension DatabaseError {
         /// A table a transaction observer or an observed query names is neither a table nor a view of any schema
         /// of the connection (`main`, `temp` or an attached database's): nothing would ever be told of it.
         case unknownTable(String)
+        /// An SQLite extension could not be loaded from the library at `path`: a missing file, a file that is not a
+        /// library, an entry point it lacks, or an init function that failed; the message is SQLite's.
+        case extensionLoadFailed(path: String)
+        /// The init function of the extension compiled into the program and registered as `name` failed; the
+        /// message is the extension's.
+        case extensionRegistrationFailed(name: String)
+        /// An extension was loaded or registered from inside one of the connection's own callbacks (a function, a
+        /// trace, a hook) while SQLite runs a statement: load it before running statements.
+        case extensionLoadInCallback
     }
 }

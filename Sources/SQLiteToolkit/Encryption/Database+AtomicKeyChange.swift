@@ -97,6 +97,7 @@ extension Database {
             try openConnectionAgain(busyMode: pending.busyMode, at: pending.path)
             mainCipher = nil
             if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
+            try loadConfiguredExtensions()
             try pending.setUp?(self)
             try restorePragmas(pending.pragmas)
             // The observers carry on, on the new connection.
@@ -182,11 +183,14 @@ extension Database {
             throw refuse("its temporary tables")
         }
         if rerunsSetUp { return }
-        // What a new connection has without being asked: the built-in functions and collations, and the codec's.
+        // What a new connection has without being asked: the built-in functions and collations, the codec's, and
+        // those of the configuration's extensions, which the reopen loads again.
         let definitions =
             "SELECT (SELECT count(*) FROM pragma_function_list WHERE builtin = 0) * 1000000 "
             + "+ (SELECT count(*) FROM pragma_collation_list)"
-        let fresh = try Database().queryValue(definitions, as: Int.self)
+        var freshConfiguration = Configuration()
+        freshConfiguration.extensions = configuration.extensions
+        let fresh = try Database(configuration: freshConfiguration).queryValue(definitions, as: Int.self)
         if try queryValue(definitions, as: Int.self) != fresh { throw refuse("its custom functions or collations") }
     }
 
