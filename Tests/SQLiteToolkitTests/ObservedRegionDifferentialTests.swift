@@ -60,7 +60,16 @@ struct ObservedRegionDifferentialTests {
                     log.withLock { $0.append(value) }
                     return value
                 }
-                let draining = Task { for try await _ in stream {} }
+                // A stream that ends with an error stops yielding: the error is kept to be named with a miss.
+                let ending = Locked<String?>(nil)
+                let draining = Task {
+                    do {
+                        for try await _ in stream {}
+                        ending.withLock { $0 = "the stream finished" }
+                    } catch {
+                        ending.withLock { $0 = "the stream failed: \(error)" }
+                    }
+                }
                 defer { draining.cancel() }
                 var answer = try query.run(oracle)
                 await waitFor { log.withLock { $0.last } == answer }
@@ -73,8 +82,14 @@ struct ObservedRegionDifferentialTests {
                     let place = "seed \(seed) unit \(unit) (\(query.description)): \(sql)"
                     if newAnswer != answer {
                         changes += 1
-                        let yielded = await waitFor(seconds: 10) { log.withLock { $0.last } == newAnswer }
-                        if !yielded { missed.append(place) }
+                        // Long enough for a machine loaded past its cores: a value that never comes is a miss.
+                        let yielded = await waitFor(seconds: 60) { log.withLock { $0.last } == newAnswer }
+                        if !yielded {
+                            let last = log.withLock { $0.last } ?? "none"
+                            missed.append(
+                                "\(place): expected \(newAnswer), last yielded \(last), \(ending.withLock { $0 } ?? "running")"
+                            )
+                        }
                     }
                     let runs = log.withLock { $0.count } - runsBefore
                     if target == .queue && runs > 1 { repeated.append("\(place): \(runs) runs") }

@@ -38,7 +38,9 @@ struct WaitingTests {
     @Test("reads waiting at the reader limit are served in the order they arrived")
     func readsAreServedInOrder() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
-            let pool = try DatabasePool(path: path, maximumReaderCount: 1, readerTimeout: 20)
+            // A timeout far above the test's waits: on a machine loaded past its cores, lining the four reads up
+            // can take longer than 20 s, and a read that gives up first would break the order for that reason.
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1, readerTimeout: 300)
             let release = try await holdReader(of: pool)
             let order = Locked<[Int]>([])
             var waiters: [BackgroundRun<Void>] = []
