@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+@testable import SQLiteToolkit
+
+/// A second reading of the key change's latest fixes: the pragmas carried over the reopen, what the file keeps,
+/// shared-cache connections, and keys in traces and errors. A test wrapped in `withKnownIssue` shows a defect that
+/// is still there; the others are attacks that held.
+@Suite("Key changes under review")
+struct KeyChangeReviewTests {
+    /// An encrypted database (TestKeys.raw) with three rows in `t`, opened.
+    private static func openFresh(_ path: String) throws -> Database {
+        try KeyChangeAdversarialTests.makeEncrypted(path)
+        return try openEncrypted(path, key: TestKeys.raw)
+    }
+
+    // MARK: - Settings the reopen loses
+
+    @Test(
+        "a journal_mode chosen by the connection (not recorded in the file) survives a key change, or it is refused",
+        arguments: ["truncate", "persist", "memory"])
+    func connectionJournalModeCarried(mode: String) throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Self.openFresh(path)
+            try db.setJournalMode(mode)
+            do {
+                try db.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                return
+            }
+            let after = try db.journalMode()
+            withKnownIssue("journal_mode is not among carriedPragmas: back to delete after the reopen") {
+                #expect(after == mode)
+            }
+        }
+    }
+
+    @Test("case_sensitive_like set by the connection survives a key change, or the change is refused")
+    func caseSensitiveLikeCarried() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Self.openFresh(path)
+            try db.execute("PRAGMA case_sensitive_like = ON")
+            #expect(try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self) == 0)
+            do {
+                try db.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                return
+            }
+            let after = try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self)
+            withKnownIssue("case_sensitive_like cannot be read back, so it is left out and silently lost") {
+                #expect(after == 0)
+            }
+        }
+    }
+
+    @Test("cache_spill = OFF survives a key change, or the change is refused")
+    func cacheSpillCarried() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Self.openFresh(path)
+            try db.execute("PRAGMA cache_spill = OFF")
+            #expect(try db.queryValue("PRAGMA cache_spill", as: Int.self) == 0)
+            do {
+                try db.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                return
+            }
+            let after = try db.queryValue("PRAGMA cache_spill", as: Int.self)
+            withKnownIssue("cache_spill is left out of carriedPragmas and silently back to its default") {
+                #expect(after == 0)
+            }
+        }
+    }
+
+    @Test("a limit set with setLimit(_:to:) survives a key change, or the change is refused")
+    func limitCarried() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Self.openFresh(path)
+            _ = try db.setLimit(.length, to: 1000)
+            do {
+                try db.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                return
+            }
+            let after = try db.limit(.length)
+            let bigValue = try? db.queryValue("SELECT length(zeroblob(5000))", as: Int.self)
+            withKnownIssue("sqlite3_limit values are per connection and not carried: back to the default") {
+                #expect(after == 1000)
+                #expect(bigValue == nil, "a 5000-byte value passed a 1000-byte limit")
+            }
+        }
+    }
+
+    @Test("mmap_size set on a plain database survives encrypt, or encrypt is refused; never a reopen that fails")
+    func mmapSizeOverEncrypt() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Database(path: path)
+            try db.execute("CREATE TABLE t(x)")
+            try db.execute("INSERT INTO t VALUES (1)")
+            try db.execute("PRAGMA mmap_size = 1048576")
+            let before = try db.queryValue("PRAGMA mmap_size", as: Int.self)
+            do {
+                try db.encrypt(with: TestKeys.raw, cipher: TestKeys.fastChaCha20)
+            } catch let error as DatabaseError {
+                #expect(error.reason != .keyChangedButReopenFailed, "\(error)")
+                return
+            }
+            #expect(try db.queryValue("PRAGMA mmap_size", as: Int.self) == before)
+            #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
+        }
+    }
+
+    // MARK: - What the file keeps
+
+    @Test("user_version and application_id (state of the file) survive changeKey, decrypt and encrypt")
+    func fileHeaderValuesSurvive() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Self.openFresh(path)
+            try db.execute("PRAGMA user_version = 4242")
+            try db.execute("PRAGMA application_id = 1234567")
+            func check(_ step: String) throws {
+                #expect(try db.queryValue("PRAGMA user_version", as: Int.self) == 4242, "\(step)")
+                #expect(try db.queryValue("PRAGMA application_id", as: Int.self) == 1_234_567, "\(step)")
+            }
+            try db.changeKey(to: TestKeys.otherRaw)
+            try check("changeKey")
+            try db.decrypt()
+            try check("decrypt")
+            try db.encrypt(with: TestKeys.raw)
+            try check("encrypt")
+        }
+    }
+
+    @Test("auto_vacuum = FULL recorded in the file survives a key change")
+    func autoVacuumSurvives() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try openEncrypted(path, key: TestKeys.raw)
+            try db.execute("PRAGMA auto_vacuum = FULL")
+            try db.execute("CREATE TABLE t(x)")
+            try db.changeKey(to: TestKeys.otherRaw)
+            #expect(try db.queryValue("PRAGMA auto_vacuum", as: Int.self) == 1)
+            try db.decrypt()
+            #expect(try db.queryValue("PRAGMA auto_vacuum", as: Int.self) == 1)
+        }
+    }
+
+    // MARK: - Shared cache
+
+    @Test("a key change on a shared-cache connection in WAL mode is refused while another one has the file open")
+    func sharedCacheConnection() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try KeyChangeAdversarialTests.makeEncrypted(path, journalMode: "wal")
+            let uri = "file:\(path)?cache=shared"
+            let first = try openEncrypted(uri, key: TestKeys.raw)
+            let second = try openEncrypted(uri, key: TestKeys.raw)
+            #expect(try second.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
+            do {
+                try first.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError {
+                #expect(error.reason != .keyChangedButReopenFailed, "\(error)")
+                #expect(try first.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
+                return
+            }
+            try first.execute("INSERT INTO t VALUES (4)")
+            #expect(try second.queryValue("SELECT count(*) FROM t", as: Int.self) == 4)
+            second.close()
+            first.close()
+            let reopened = try openEncrypted(path, key: TestKeys.otherRaw)
+            #expect(try reopened.queryValue("SELECT count(*) FROM t", as: Int.self) == 4)
+        }
+    }
+
+    // MARK: - Keys in traces and errors
+
+    // Held: SQLite does not trace an EXPLAIN (its program lists opcodes, it never reaches OP_Init's trace).
+    @Test("a trace with expanded SQL does not show a key bound into an EXPLAIN ATTACH")
+    func expandedTraceOfExplainAttach() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Database(path: path)
+            try db.export(to: path + ".copy", key: TestKeys.raw)
+            defer { try? FileManager.default.removeItem(atPath: path + ".copy") }
+            let traced = TracedText()
+            try db.trace(options: [.expandedSQL]) { traced.append($0.sql) }
+            let key = Array("x'\(KeyChangeAdversarialTests.rawHex)'".utf8)
+            try db.execute("EXPLAIN ATTACH ? AS copy KEY ?", path + ".copy", key)
+            #expect(!traced.text.lowercased().contains(KeyChangeAdversarialTests.rawHex), "\(traced.text)")
+        }
+    }
+
+    @Test("a user's ATTACH with the key written in the SQL: the trace and the error do not show the key")
+    func literalKeyInAttach() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try KeyChangeAdversarialTests.makeEncrypted(path)
+            let db = try Database(path: path + ".main")
+            defer { try? FileManager.default.removeItem(atPath: path + ".main") }
+            let traced = TracedText()
+            try db.trace { traced.append($0.sql) }
+            let secret = "literal-secret-passphrase"
+            var caught: DatabaseError?
+            do {
+                try db.execute("ATTACH '\(path)' AS e KEY '\(secret)'")
+            } catch let error as DatabaseError {
+                caught = error
+            }
+            let error = try #require(caught, "a wrong key must fail the attach")
+            withKnownIssue("the literal SQL, key included, is in the trace and in the error's sql") {
+                #expect(!traced.text.contains(secret), "\(traced.text)")
+                #expect(!KeyChangeAdversarialTests.reveals(error, secret), "\(error)")
+            }
+        }
+    }
+}
