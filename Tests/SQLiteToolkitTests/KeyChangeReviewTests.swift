@@ -3,6 +3,10 @@ import Testing
 
 @testable import SQLiteToolkit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A second reading of the key change's latest fixes: the pragmas carried over the reopen, what the file keeps,
 /// shared-cache connections, and keys in traces and errors. A test wrapped in `withKnownIssue` shows a defect that
 /// is still there; the others are attacks that held.
@@ -296,6 +300,28 @@ struct KeyChangeReviewTests {
             withKnownIssue("only the main schema's pragmas are carried: temp's are back to their defaults") {
                 #expect(after == 123)
             }
+        }
+    }
+
+    @Test(
+        "the owner and group of the file survive changeKey, decrypt and encrypt",
+        .enabled(if: getuid() == 0, "giving a file to another owner needs a privileged process"))
+    func ownerAndGroupSurvive() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try KeyChangeAdversarialTests.makeEncrypted(path)
+            let other: UInt32 = 65534
+            #expect(chown(path, other, other) == 0)
+            let db = try openEncrypted(path, key: TestKeys.raw)
+            for step in ["changeKey", "decrypt", "encrypt"] {
+                switch step {
+                case "changeKey": try db.changeKey(to: TestKeys.otherRaw)
+                case "decrypt": try db.decrypt()
+                default: try db.encrypt(with: TestKeys.raw, cipher: TestKeys.fastChaCha20)
+                }
+                let status = try KeyChangeAdversarialTests.status(of: path)
+                #expect(status.st_uid == other && status.st_gid == other, "\(step)")
+            }
+            #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
         }
     }
 }
