@@ -324,4 +324,67 @@ struct KeyChangeReviewTests {
             #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 3)
         }
     }
+
+    // MARK: - Queues and pools
+
+    @Test(
+        "a queue with a set-up hook: a function registered outside the hook survives the key change, or it is refused")
+    func queueFunctionOutsideHook() throws {
+        try TemporaryFile.withDatabasePath { path in
+            var configuration = Database.Configuration()
+            configuration.key = TestKeys.raw
+            configuration.cipher = TestKeys.fastChaCha20
+            let queue = try DatabaseQueue(
+                path: path, configuration: configuration, setUp: QueuePoolKeyChangeTests.setUp)
+            try queue.write { db in
+                try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('Ada')")
+                try db.createFunction("shout") { (text: String) in text.uppercased() }
+            }
+            do {
+                try queue.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                return
+            }
+            let shouted = Result {
+                try queue.read { db in try db.queryValue("SELECT shout(x) FROM t", as: String.self) }
+            }
+            withKnownIssue("with a hook, checkReopenable skips the function check: a function given by hand is lost") {
+                #expect(throws: Never.self) { try shouted.get() }
+            }
+            #expect(
+                try queue.read { db in try db.queryValue("SELECT greet(x) FROM t", as: String.self) } == "Hello, Ada")
+        }
+    }
+
+    @Test(
+        "a pool with a set-up hook: a collation registered by hand on the writer survives the key change, or it is refused"
+    )
+    func poolCollationOutsideHook() throws {
+        try TemporaryFile.withDatabasePath { path in
+            var configuration = Database.Configuration()
+            configuration.key = TestKeys.raw
+            configuration.cipher = TestKeys.fastChaCha20
+            let pool = try DatabasePool(path: path, configuration: configuration, setUp: QueuePoolKeyChangeTests.setUp)
+            try pool.writeWithoutTransaction { db in
+                try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES ('b'), ('A')")
+                try db.createCollation("reverse") { left, right in
+                    left == right ? .orderedSame : (left < right ? .orderedDescending : .orderedAscending)
+                }
+            }
+            do {
+                try pool.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                return
+            }
+            let ordered = Result {
+                try pool.writeWithoutTransaction { db in
+                    try db.query("SELECT x FROM t ORDER BY x COLLATE reverse").map { try $0.value(at: 0) as String }
+                }
+            }
+            withKnownIssue("with a hook, checkReopenable skips the collation check: a collation given by hand is lost")
+            {
+                #expect(throws: Never.self) { try ordered.get() }
+            }
+        }
+    }
 }
