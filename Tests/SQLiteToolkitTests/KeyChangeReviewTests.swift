@@ -48,6 +48,9 @@ struct KeyChangeReviewTests {
             do {
                 try db.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                // Held, but Encryption.md says case_sensitive_like is "not carried: set them again after a key
+                // change", while the change is refused: the pragma replaces like() with a function of its own.
+                #expect(error.message.contains("custom functions"), "\(error)")
                 return
             }
             let after = try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self)
@@ -384,6 +387,27 @@ struct KeyChangeReviewTests {
             withKnownIssue("with a hook, checkReopenable skips the collation check: a collation given by hand is lost")
             {
                 #expect(throws: Never.self) { try ordered.get() }
+            }
+        }
+    }
+
+    @Test("a queue with a set-up hook: case_sensitive_like set by hand survives the key change, or it is refused")
+    func queueCaseSensitiveLike() throws {
+        try TemporaryFile.withDatabasePath { path in
+            var configuration = Database.Configuration()
+            configuration.key = TestKeys.raw
+            configuration.cipher = TestKeys.fastChaCha20
+            let queue = try DatabaseQueue(
+                path: path, configuration: configuration, setUp: QueuePoolKeyChangeTests.setUp)
+            try queue.inDatabase { db in try db.execute("PRAGMA case_sensitive_like = ON") }
+            do {
+                try queue.changeKey(to: TestKeys.otherRaw)
+            } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                return
+            }
+            let like = try queue.read { db in try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self) }
+            withKnownIssue("with a hook the function check is skipped: LIKE is case-insensitive again, silently") {
+                #expect(like == 0)
             }
         }
     }
