@@ -65,6 +65,11 @@ let package = Package(
             name: "async-overhead",
             dependencies: ["BenchmarkCore", "ToolkitBenchmarks"]
         ),
+        // The 10 nearest of 100,000 vectors: the Swift distance function beside sqlite-vec, and Python beside.
+        .executableTarget(
+            name: "vector-search",
+            dependencies: ["ToolkitBenchmarks", .product(name: "SQLiteToolkit", package: rootPackage)]
+        ),
         // 10,000 ids out of 100,000 rows: carray() beside IN (?, ?, …) and GRDB's ids.contains.
         .executableTarget(
             name: "id-lookup",
