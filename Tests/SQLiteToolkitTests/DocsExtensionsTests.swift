@@ -115,5 +115,41 @@ struct DocsExtensionsTests {
         let distance = try db.queryValue(
             "SELECT vec_distance_l2(?, ?)", float32Blob([0, 0]), float32Blob([3, 4]), as: Double.self)  // 5.0
         #expect(distance == 5)
+
+        try db.execute(
+            "INSERT INTO document_embedding (document_id, embedding, language, title) VALUES (?, ?, ?, ?)",
+            4, FloatVector([0.1, 0.9, 0.0, 0.2]), "en", "Forests")
+        let stored = try db.queryValue(
+            "SELECT embedding FROM document_embedding WHERE document_id = 4", as: FloatVector.self)
+        // stored?.values == [0.1, 0.9, 0.0, 0.2]
+        #expect(stored?.values == [0.1, 0.9, 0.0, 0.2])
+
+        let ids: [Int64] = [3, 1]
+        let titles = try db.query(
+            "SELECT title FROM document_embedding WHERE document_id IN carray(?) ORDER BY document_id", CArray(ids)
+        ).map { try $0.value(at: 0, as: String.self) }
+        // titles == ["Tides", "Volcanoes"]
+        #expect(titles == ["Tides", "Volcanoes"])
+        let same = try db.query(
+            sql: "SELECT title FROM document_embedding WHERE document_id IN carray(\(ids)) ORDER BY document_id"
+        ).map { try $0.value(at: 0, as: String.self) }
+        #expect(same == titles)
+    }
+
+    @Test("vectors in Swift: the distance functions where no extension loads")
+    func vectorsInSwift() throws {
+        let plain = try Database()
+        try plain.createVectorDistanceFunctions()
+        try plain.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT, embedding BLOB NOT NULL)")
+        for (id, title, embedding) in [(1, "Tides", [0.9, 0.1, 0.0, 0.1]), (2, "Volcanoes", [0.0, 0.1, 0.9, 0.3])]
+            as [(Int, String, [Float])]
+        {
+            try plain.execute("INSERT INTO note VALUES (?, ?, ?)", id, title, FloatVector(embedding))
+        }
+        let closest = try plain.queryValue(
+            "SELECT title FROM note ORDER BY vec_distance_cosine(embedding, ?) LIMIT 1", FloatVector([1, 0, 0, 0]),
+            as: String.self)
+        // closest == "Tides"
+        #expect(closest == "Tides")
     }
 }
