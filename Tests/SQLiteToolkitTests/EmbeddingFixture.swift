@@ -132,7 +132,8 @@ struct EmbeddingFixture {
     /// The `k` nearest sentences of every query through sqlite-vec's `vec0` virtual table, for a `db` on which
     /// sqlite-vec is already loaded (the toolkit's extension loading; this file does not load anything). The tests
     /// hold its answers to ``bruteForceNearest(query:k:)`` and to the Swift `vec_distance_cosine`, as they do the
-    /// Swift function's: one array of row ids per query, nearest first.
+    /// Swift function's: one array of row ids per query, nearest first. `scripts/make-embeddings --check-vec0`
+    /// runs this SQL through Python's `sqlite3` (sqlite-vec 0.1.9: the brute-force answer for all 20 queries).
     func nearestThroughVec0(in db: Database, k: Int) throws -> [[Int]] {
         try db.execute(
             "CREATE VIRTUAL TABLE sentence_vec USING vec0(embedding float[\(dimensions)] distance_metric=cosine)")
