@@ -107,7 +107,10 @@ let package = Package(
             dependencies: [
                 "SQLiteToolkit", "SQLiteToolkitSystemShim", "CSQLTKTestExtension", "sqltk-test-helper",
                 "sqltk-crash-writer",
-            ]
+            ],
+            // Data the tests read from the source tree by #filePath (scripts/make-embeddings writes it), not
+            // resources: the package's users never get them.
+            exclude: ["Fixtures"]
         ),
         // The fault-injecting VFS of the reliability tests (I/O errors, a full disk, power cuts), a C target under
         // Tests/ that only the fault tests import: test-only, so it may call CSQLiteToolkit directly.
