@@ -49,6 +49,26 @@ struct EmbeddingFixtureTests {
         }
     }
 
+    @Test(
+        "sqlite-vec's vec0 k-NN, loaded through the toolkit, gives the same top 10 as the Swift function and the brute force",
+        .enabled(if: ExtensionPeers.sqliteVec != nil, "sqlite-vec missing: run scripts/install-test-peers"))
+    func vec0AgreesWithSwiftFunction() throws {
+        let fixture = try EmbeddingFixture.shared.get()
+        let db = try Database()
+        try db.loadExtension(atPath: try #require(ExtensionPeers.sqliteVec))
+        let throughVec0 = try fixture.nearestThroughVec0(in: db, k: 10)
+        let plain = try Database()
+        try plain.createVectorDistanceFunctions()
+        try fixture.store(in: plain, table: "t")
+        for (query, sentence) in fixture.queries.enumerated() {
+            let throughSwift = try plain.query(
+                "SELECT id FROM t ORDER BY vec_distance_cosine(e, ?) LIMIT 10", FloatVector(fixture.queryVectors[query])
+            ).map { try $0.value(at: 0, as: Int.self) }
+            #expect(throughVec0[query] == throughSwift, "\(sentence.text)")
+            #expect(throughVec0[query] == fixture.bruteForceNearest(query: query, k: 10), "\(sentence.text)")
+        }
+    }
+
     @Test("the nearest sentences share the query's topic")
     func nearestMakeSense() throws {
         let fixture = try EmbeddingFixture.shared.get()
