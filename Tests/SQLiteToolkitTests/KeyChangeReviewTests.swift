@@ -33,9 +33,7 @@ struct KeyChangeReviewTests {
                 return
             }
             let after = try db.journalMode()
-            withKnownIssue("journal_mode is not among carriedPragmas: back to delete after the reopen") {
-                #expect(after == mode)
-            }
+            #expect(after == mode)
         }
     }
 
@@ -48,15 +46,14 @@ struct KeyChangeReviewTests {
             do {
                 try db.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
-                // Held, but Encryption.md says case_sensitive_like is "not carried: set them again after a key
-                // change", while the change is refused: the pragma replaces like() with a function of its own.
+                // The pragma replaces like() with a function of its own, which the reopen would lose; the error
+                // names it.
                 #expect(error.message.contains("custom functions"), "\(error)")
+                #expect(error.message.contains("case_sensitive_like"), "\(error)")
                 return
             }
             let after = try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self)
-            withKnownIssue("case_sensitive_like cannot be read back, so it is left out and silently lost") {
-                #expect(after == 0)
-            }
+            #expect(after == 0)
         }
     }
 
@@ -72,9 +69,7 @@ struct KeyChangeReviewTests {
                 return
             }
             let after = try db.queryValue("PRAGMA cache_spill", as: Int.self)
-            withKnownIssue("cache_spill is left out of carriedPragmas and silently back to its default") {
-                #expect(after == 0)
-            }
+            #expect(after == 0)
         }
     }
 
@@ -90,10 +85,8 @@ struct KeyChangeReviewTests {
             }
             let after = try db.limit(.length)
             let bigValue = try? db.queryValue("SELECT length(zeroblob(5000))", as: Int.self)
-            withKnownIssue("sqlite3_limit values are per connection and not carried: back to the default") {
-                #expect(after == 1000)
-                #expect(bigValue == nil, "a 5000-byte value passed a 1000-byte limit")
-            }
+            #expect(after == 1000)
+            #expect(bigValue == nil, "a 5000-byte value passed a 1000-byte limit")
         }
     }
 
@@ -300,9 +293,7 @@ struct KeyChangeReviewTests {
                 return
             }
             let after = try db.queryValue("PRAGMA temp.cache_size", as: Int.self)
-            withKnownIssue("only the main schema's pragmas are carried: temp's are back to their defaults") {
-                #expect(after == 123)
-            }
+            #expect(after == 123)
         }
     }
 
@@ -351,9 +342,7 @@ struct KeyChangeReviewTests {
             let shouted = Result {
                 try queue.read { db in try db.queryValue("SELECT shout(x) FROM t", as: String.self) }
             }
-            withKnownIssue("with a hook, checkReopenable skips the function check: a function given by hand is lost") {
-                #expect(throws: Never.self) { try shouted.get() }
-            }
+            #expect(throws: Never.self) { try shouted.get() }
             #expect(
                 try queue.read { db in try db.queryValue("SELECT greet(x) FROM t", as: String.self) } == "Hello, Ada")
         }
@@ -384,10 +373,7 @@ struct KeyChangeReviewTests {
                     try db.query("SELECT x FROM t ORDER BY x COLLATE reverse").map { try $0.value(at: 0) as String }
                 }
             }
-            withKnownIssue("with a hook, checkReopenable skips the collation check: a collation given by hand is lost")
-            {
-                #expect(throws: Never.self) { try ordered.get() }
-            }
+            #expect(throws: Never.self) { try ordered.get() }
         }
     }
 
@@ -406,9 +392,7 @@ struct KeyChangeReviewTests {
                 return
             }
             let like = try queue.read { db in try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self) }
-            withKnownIssue("with a hook the function check is skipped: LIKE is case-insensitive again, silently") {
-                #expect(like == 0)
-            }
+            #expect(like == 0)
         }
     }
 }

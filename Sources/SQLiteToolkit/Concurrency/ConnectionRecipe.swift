@@ -23,6 +23,7 @@ struct ConnectionRecipe: Sendable {
         let database = try Database(path: path, configuration: opening)
         do {
             try setUp?(database)
+            if setUp != nil { database.setUpDefinitions = try database.customDefinitions() }
             if checksHeaderAfterSetUp && database.mainCipher == nil {
                 try Database.checkHeader(path: path, configuration: configuration)
             }

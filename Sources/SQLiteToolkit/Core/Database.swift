@@ -66,6 +66,10 @@ public final class Database {
     /// Set from the commit point of an atomic key change until the connection reopened on the new file: the next
     /// access reopens it (see Database+AtomicKeyChange.swift). It holds the new key until then.
     var pendingReopen: PendingReopen?
+    /// The custom functions and collations the connection had when a queue's or pool's set-up hook finished on it
+    /// (see ``customDefinitions()``); a key change runs the hook again, so those are re-created, and refuses to
+    /// lose any other.
+    var setUpDefinitions: Set<String>?
     /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
     /// even close) until the backup finishes: calls throw, and ``close()`` is deferred to the backup's end.
     @exclusivity(unchecked) @usableFromInline var isBackupDestination = false
