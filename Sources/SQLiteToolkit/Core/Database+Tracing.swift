@@ -13,7 +13,8 @@ extension Database {
 
         /// Report the SQL with the bound values in place of the parameters (may show user data in logs). `ATTACH`
         /// and `VACUUM` statements are reported unexpanded: their bound values carry keys (`ATTACH … KEY ?`, the
-        /// `hexkey=` of the URI that ``Database/export(to:key:cipher:)`` and the key changes write into).
+        /// `hexkey=` of the URI that ``Database/export(to:key:cipher:)`` and the key changes write into). With or
+        /// without this option, a key they spell out (`KEY 'secret'`, a URI's `key=`) is left out of the trace.
         public static let expandedSQL = TraceOptions(rawValue: 1)
         /// Report each statement when it finishes, with how long it ran, instead of when it starts.
         public static let duration = TraceOptions(rawValue: 2)
@@ -53,16 +54,22 @@ extension Database {
             closure = { event in
                 guard case .profile(let statement, let nanoseconds) = event else { return }
                 let unexpanded = statement.sql() ?? ""
+                let mayHoldKey = Self.mayBindKey(unexpanded)
                 let sql =
-                    expanded && !Self.mayBindKey(unexpanded) ? (statement.expandedSQL() ?? unexpanded) : unexpanded
+                    mayHoldKey
+                    ? DatabaseError.hidingKeys(in: unexpanded).sql
+                    : expanded ? (statement.expandedSQL() ?? unexpanded) : unexpanded
                 scope.run { handler(TracedStatement(sql: sql, duration: Double(nanoseconds) / 1e9)) }
             }
         } else {
             events = .stmt
             closure = { event in
                 guard case .statement(let statement, let sql) = event else { return }
+                let mayHoldKey = Self.mayBindKey(sql)
                 let text =
-                    expanded && !sql.hasPrefix("--") && !Self.mayBindKey(sql) ? (statement.expandedSQL() ?? sql) : sql
+                    mayHoldKey
+                    ? DatabaseError.hidingKeys(in: sql).sql
+                    : expanded && !sql.hasPrefix("--") ? (statement.expandedSQL() ?? sql) : sql
                 scope.run { handler(TracedStatement(sql: text, duration: nil)) }
             }
         }
