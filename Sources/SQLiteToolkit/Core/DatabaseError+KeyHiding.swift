@@ -1,9 +1,11 @@
 extension DatabaseError {
     /// The names of the `file:` URI parameters that carry a key to the codec.
     private static let uriKeyParameters: Set<String> = ["key", "hexkey", "textkey"]
+    /// The words a key follows: `ATTACH … KEY '…'`, and the codec's pragmas (`PRAGMA rekey = '…'`).
+    private static let keyWords: Set<String> = ["KEY", "HEXKEY", "TEXTKEY", "REKEY", "HEXREKEY", "TEXTREKEY"]
 
     /// `sql` with the keys written into it left out: the string or blob literal after a `KEY` keyword
-    /// (`ATTACH 'x' AS y KEY 'secret'`) becomes `'…'`, and the `key=`, `hexkey=` and `textkey=` parameters of a
+    /// (`ATTACH 'x' AS y KEY 'secret'`) or a key pragma (`PRAGMA key = '…'`, `rekey`, `hexkey`, ...) becomes `'…'`, and the `key=`, `hexkey=` and `textkey=` parameters of a
     /// `file:` URI in a string literal are dropped, name and value. `firstHiddenOffset` is the byte offset in `sql`
     /// of the first text hidden, `nil` when nothing was.
     ///
@@ -57,11 +59,13 @@ extension DatabaseError {
                 var end = index
                 while end < bytes.count, Self.isWordByte(bytes[end]) { end += 1 }
                 let word = bytes[index..<end]
-                afterKeyword = word.count == 3 && String(decoding: word, as: UTF8.self).uppercased() == "KEY"
+                afterKeyword = word.count <= 9 && keyWords.contains(String(decoding: word, as: UTF8.self).uppercased())
                 output += word
                 index = end
             } else {
-                if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\n")
+                // `PRAGMA key = '…'`, `PRAGMA key('…')`: the value still follows.
+                if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "=") && byte != UInt8(ascii: "(")
+                    && byte != UInt8(ascii: "\t") && byte != UInt8(ascii: "\n")
                     && byte != UInt8(ascii: "\r")
                 {
                     afterKeyword = false
