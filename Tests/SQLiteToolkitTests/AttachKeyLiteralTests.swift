@@ -49,3 +49,32 @@ struct AttachKeyLiteralTests {
         }
     }
 }
+
+/// A key in the URI that opens a database is refused at open, whatever its spelling.
+@Suite("Keys in the URI given to open a database")
+struct AttachKeyURIOpenTests {
+    @Test(
+        "key, hexkey and textkey parameters, in any case or percent-escaped, are refused at open",
+        arguments: ["key=a-secret", "HexKey=00ff", "textkey=a-secret", "k%65y=a-secret", "mode=rwc&key=a-secret"])
+    func refused(parameter: String) throws {
+        try TemporaryFile.withDatabasePath { path in
+            let error = try #require(throws: DatabaseError.self) { try Database(path: "file:\(path)?\(parameter)") }
+            #expect(error.reason == .keyInURI)
+            #expect(!error.description.contains("a-secret") && !error.description.contains("00ff"), "\(error)")
+            #expect(error.path == nil)
+        }
+    }
+
+    @Test("a URI without a key parameter still opens, and a queue refuses a URI key too")
+    func otherParametersOpen() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let db = try Database(path: "file:\(path)?mode=rwc&keyring=x&cache=private")
+            try db.execute("CREATE TABLE t(x)")
+            db.close()
+            let error = try #require(throws: DatabaseError.self) {
+                try DatabaseQueue(path: "file:\(path)?key=a-secret")
+            }
+            #expect(error.reason == .keyInURI)
+        }
+    }
+}

@@ -91,7 +91,8 @@ public final class Database {
     ///   - configuration: open flags, VFS, busy handling and the defaults applied at open.
     /// - Throws: ``DatabaseError`` with SQLite's code and message, and the path in ``DatabaseError/path``;
     ///   nothing stays open. An existing file that is not a database throws ``DatabaseError/Reason/notADatabase``
-    ///   here (see ``Configuration/checksHeaderAtOpen``).
+    ///   here (see ``Configuration/checksHeaderAtOpen``); a `file:` URI with a key parameter throws
+    ///   ``DatabaseError/Reason/keyInURI``.
     public init(path: String? = nil, configuration: Configuration = Configuration()) throws {
         let path = path ?? ":memory:"
         self.path = path
@@ -105,6 +106,7 @@ public final class Database {
             error.path = path
             throw error
         }
+        try Database.refuseURIKey(in: path)
         try Database.checkHeader(path: path, configuration: configuration)
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)

@@ -229,6 +229,10 @@ extension DatabaseError {
         /// A key was given for a database that is not encrypted: open it without a key, then call
         /// ``Database/encrypt(with:cipher:)``.
         case keyForPlainDatabase
+        /// A `file:` URI given to open a database carries a key (`key=`, `hexkey=`, `textkey=`): the toolkit would
+        /// not know the database is encrypted, and every reopen (a key change, ``DatabaseQueue/reopen()``, a new
+        /// reader) would give the old key again. Give it in ``Database/Configuration/key`` instead.
+        case keyInURI
         /// The operation needs an encrypted database and the database is plain.
         case notEncrypted
         /// The operation needs a plain database and the database is already encrypted.
