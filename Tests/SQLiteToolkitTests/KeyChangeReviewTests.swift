@@ -343,6 +343,7 @@ struct KeyChangeReviewTests {
             do {
                 try queue.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                #expect(error.message.contains("function shout"), "\(error)")
                 return
             }
             let shouted = Result {
@@ -372,6 +373,7 @@ struct KeyChangeReviewTests {
             do {
                 try pool.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                #expect(error.message.contains("collation reverse"), "\(error)")
                 return
             }
             let ordered = Result {
@@ -395,6 +397,7 @@ struct KeyChangeReviewTests {
             do {
                 try queue.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                #expect(error.message.contains("case_sensitive_like"), "\(error)")
                 return
             }
             let like = try queue.read { db in try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self) }
