@@ -33,9 +33,7 @@ struct KeyChangeReviewTests {
                 return
             }
             let after = try db.journalMode()
-            withKnownIssue("journal_mode is not among carriedPragmas: back to delete after the reopen") {
-                #expect(after == mode)
-            }
+            #expect(after == mode)
         }
     }
 
@@ -48,15 +46,14 @@ struct KeyChangeReviewTests {
             do {
                 try db.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
-                // Held, but Encryption.md says case_sensitive_like is "not carried: set them again after a key
-                // change", while the change is refused: the pragma replaces like() with a function of its own.
+                // The pragma replaces like() with a function of its own, which the reopen would lose; the error
+                // names it.
                 #expect(error.message.contains("custom functions"), "\(error)")
+                #expect(error.message.contains("case_sensitive_like"), "\(error)")
                 return
             }
             let after = try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self)
-            withKnownIssue("case_sensitive_like cannot be read back, so it is left out and silently lost") {
-                #expect(after == 0)
-            }
+            #expect(after == 0)
         }
     }
 
@@ -72,9 +69,7 @@ struct KeyChangeReviewTests {
                 return
             }
             let after = try db.queryValue("PRAGMA cache_spill", as: Int.self)
-            withKnownIssue("cache_spill is left out of carriedPragmas and silently back to its default") {
-                #expect(after == 0)
-            }
+            #expect(after == 0)
         }
     }
 
@@ -90,10 +85,8 @@ struct KeyChangeReviewTests {
             }
             let after = try db.limit(.length)
             let bigValue = try? db.queryValue("SELECT length(zeroblob(5000))", as: Int.self)
-            withKnownIssue("sqlite3_limit values are per connection and not carried: back to the default") {
-                #expect(after == 1000)
-                #expect(bigValue == nil, "a 5000-byte value passed a 1000-byte limit")
-            }
+            #expect(after == 1000)
+            #expect(bigValue == nil, "a 5000-byte value passed a 1000-byte limit")
         }
     }
 
@@ -209,10 +202,8 @@ struct KeyChangeReviewTests {
                 caught = error
             }
             let error = try #require(caught, "a wrong key must fail the attach")
-            withKnownIssue("the literal SQL, key included, is in the trace and in the error's sql") {
-                #expect(!traced.text.contains(secret), "\(traced.text)")
-                #expect(!KeyChangeAdversarialTests.reveals(error, secret), "\(error)")
-            }
+            #expect(!traced.text.contains(secret), "\(traced.text)")
+            #expect(!KeyChangeAdversarialTests.reveals(error, secret), "\(error)")
         }
     }
 
@@ -238,10 +229,20 @@ struct KeyChangeReviewTests {
     }
 
     @Test("a database keyed by its file: URI (key=): the toolkit knows it is encrypted, or refuses the URI key")
+    // The toolkit refuses it at open (DatabaseError.Reason.keyInURI); the rest holds should it ever be accepted.
     func uriKeyParameter() throws {
         try TemporaryFile.withDatabasePath { path in
             let uri = "file:\(path)?cipher=chacha20&kdf_iter=1&key=old-secret"
-            let created = try Database(path: uri)
+            let created: Database
+            do {
+                created = try Database(path: uri)
+            } catch let error as DatabaseError where error.reason == .keyInURI {
+                // Refused at open, before SQLite saw the URI: nothing was created, and the key is not told.
+                #expect(!KeyChangeAdversarialTests.reveals(error, "old-secret"), "\(error)")
+                #expect(error.message.contains("key parameter"), "\(error)")
+                #expect((try? Data(contentsOf: URL(fileURLWithPath: path)))?.isEmpty ?? true)
+                return
+            }
             try created.execute("CREATE TABLE t(x)")
             try created.execute("INSERT INTO t VALUES (1)")
             created.close()
@@ -257,10 +258,8 @@ struct KeyChangeReviewTests {
             #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 1)
             let isEncrypted = db.isEncrypted
             let decryptResult = Result { try db.decrypt() }
-            withKnownIssue("a key given in the URI is not tracked: isEncrypted is false and decrypt() refuses") {
-                #expect(isEncrypted)
-                #expect(throws: Never.self) { try decryptResult.get() }
-            }
+            #expect(isEncrypted)
+            #expect(throws: Never.self) { try decryptResult.get() }
             // What the toolkit offers instead, encrypt(with:), must not leave a file no key opens.
             let encryptResult = Result { try db.encrypt(with: TestKeys.raw, cipher: TestKeys.fastChaCha20) }
             db.close()
@@ -300,9 +299,7 @@ struct KeyChangeReviewTests {
                 return
             }
             let after = try db.queryValue("PRAGMA temp.cache_size", as: Int.self)
-            withKnownIssue("only the main schema's pragmas are carried: temp's are back to their defaults") {
-                #expect(after == 123)
-            }
+            #expect(after == 123)
         }
     }
 
@@ -346,14 +343,13 @@ struct KeyChangeReviewTests {
             do {
                 try queue.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                #expect(error.message.contains("function shout"), "\(error)")
                 return
             }
             let shouted = Result {
                 try queue.read { db in try db.queryValue("SELECT shout(x) FROM t", as: String.self) }
             }
-            withKnownIssue("with a hook, checkReopenable skips the function check: a function given by hand is lost") {
-                #expect(throws: Never.self) { try shouted.get() }
-            }
+            #expect(throws: Never.self) { try shouted.get() }
             #expect(
                 try queue.read { db in try db.queryValue("SELECT greet(x) FROM t", as: String.self) } == "Hello, Ada")
         }
@@ -377,6 +373,7 @@ struct KeyChangeReviewTests {
             do {
                 try pool.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                #expect(error.message.contains("collation reverse"), "\(error)")
                 return
             }
             let ordered = Result {
@@ -384,10 +381,7 @@ struct KeyChangeReviewTests {
                     try db.query("SELECT x FROM t ORDER BY x COLLATE reverse").map { try $0.value(at: 0) as String }
                 }
             }
-            withKnownIssue("with a hook, checkReopenable skips the collation check: a collation given by hand is lost")
-            {
-                #expect(throws: Never.self) { try ordered.get() }
-            }
+            #expect(throws: Never.self) { try ordered.get() }
         }
     }
 
@@ -403,12 +397,11 @@ struct KeyChangeReviewTests {
             do {
                 try queue.changeKey(to: TestKeys.otherRaw)
             } catch let error as DatabaseError where error.reason == .keyChangeLosesConnectionState {
+                #expect(error.message.contains("case_sensitive_like"), "\(error)")
                 return
             }
             let like = try queue.read { db in try db.queryValue("SELECT 'a' LIKE 'A'", as: Int.self) }
-            withKnownIssue("with a hook the function check is skipped: LIKE is case-insensitive again, silently") {
-                #expect(like == 0)
-            }
+            #expect(like == 0)
         }
     }
 }

@@ -18,6 +18,8 @@ struct KeyChangeSetUpTests {
         try TemporaryFile.withDatabasePath { path in
             let db = try Database(path: path)
             try Self.setUp(db)
+            // What a queue's or pool's connection records when its hook has run (ConnectionRecipe.open).
+            db.setUpDefinitions = try db.customDefinitions()
             try db.execute("CREATE TABLE t(x)")
             try db.execute("INSERT INTO t VALUES (21)")
             // Without the hook, the function would be lost: refused, nothing changed.

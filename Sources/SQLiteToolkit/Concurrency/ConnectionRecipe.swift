@@ -9,6 +9,10 @@ struct ConnectionRecipe: Sendable {
     var path: String
     var configuration: Database.Configuration
     var setUp: (@Sendable (Database) throws -> Void)?
+    /// Whether the connection records the functions and collations it has once the hook ran
+    /// (``Database/setUpDefinitions``), which a key change on it checks against. Only a connection that may change
+    /// the key needs it (a queue's, a pool's writer): listing them prepares a statement, which loads the schema.
+    var recordsSetUpDefinitions = true
 
     /// Opens a connection and runs the set-up hook on it; nothing stays open when either fails.
     ///
@@ -23,6 +27,9 @@ struct ConnectionRecipe: Sendable {
         let database = try Database(path: path, configuration: opening)
         do {
             try setUp?(database)
+            if setUp != nil && recordsSetUpDefinitions {
+                database.setUpDefinitions = try database.customDefinitions()
+            }
             if checksHeaderAfterSetUp && database.mainCipher == nil {
                 try Database.checkHeader(path: path, configuration: configuration)
             }

@@ -138,7 +138,7 @@ public final class DatabasePool: Sendable {
                     try db.execute("PRAGMA mmap_size = \(DatabasePool.readerMemoryMapSize)")
                     try setUp?(db)
                     try db.execute("PRAGMA query_only = ON")
-                }))
+                }, recordsSetUpDefinitions: false))
         let checkpoints = WALCheckpointPolicy()
         let writerRecipe = ConnectionRecipe(
             path: path, configuration: configuration,

@@ -87,7 +87,8 @@ public final class DatabaseSnapshot: @unchecked Sendable {
             // writer's recipe, whose checkpoint policy belongs to the writer alone.
             let writerRecipe = pool.writer.recipe
             let connection = try ConnectionRecipe(
-                path: writerRecipe.path, configuration: writerRecipe.configuration, setUp: pool.userSetUp
+                path: writerRecipe.path, configuration: writerRecipe.configuration, setUp: pool.userSetUp,
+                recordsSetUpDefinitions: false
             ).open()
             defer { connection.close() }
             let version = try connection.queryValue("PRAGMA user_version", as: Int.self) ?? 0

@@ -13,7 +13,9 @@ extension Database {
 
         /// Report the SQL with the bound values in place of the parameters (may show user data in logs). `ATTACH`
         /// and `VACUUM` statements are reported unexpanded: their bound values carry keys (`ATTACH … KEY ?`, the
-        /// `hexkey=` of the URI that ``Database/export(to:key:cipher:)`` and the key changes write into).
+        /// `hexkey=` of the URI that ``Database/export(to:key:cipher:)`` and the key changes write into). With or
+        /// without this option, a key they or a `PRAGMA` spell out (`KEY 'secret'`, a URI's `key=`, `PRAGMA key = '…'`)
+        /// is left out of the trace.
         public static let expandedSQL = TraceOptions(rawValue: 1)
         /// Report each statement when it finishes, with how long it ran, instead of when it starts.
         public static let duration = TraceOptions(rawValue: 2)
@@ -54,7 +56,9 @@ extension Database {
                 guard case .profile(let statement, let nanoseconds) = event else { return }
                 let unexpanded = statement.sql() ?? ""
                 let sql =
-                    expanded && !Self.mayBindKey(unexpanded) ? (statement.expandedSQL() ?? unexpanded) : unexpanded
+                    Self.mayHoldKey(unexpanded)
+                    ? DatabaseError.hidingKeys(in: unexpanded).sql
+                    : expanded ? (statement.expandedSQL() ?? unexpanded) : unexpanded
                 scope.run { handler(TracedStatement(sql: sql, duration: Double(nanoseconds) / 1e9)) }
             }
         } else {
@@ -62,7 +66,9 @@ extension Database {
             closure = { event in
                 guard case .statement(let statement, let sql) = event else { return }
                 let text =
-                    expanded && !sql.hasPrefix("--") && !Self.mayBindKey(sql) ? (statement.expandedSQL() ?? sql) : sql
+                    Self.mayHoldKey(sql)
+                    ? DatabaseError.hidingKeys(in: sql).sql
+                    : expanded && !sql.hasPrefix("--") ? (statement.expandedSQL() ?? sql) : sql
                 scope.run { handler(TracedStatement(sql: text, duration: nil)) }
             }
         }
@@ -75,20 +81,32 @@ extension Database {
     /// (`KEY ?`, or a URI with `key=`/`hexkey=`) or a `VACUUM` (`VACUUM INTO` a URI with a key). Leading blanks
     /// and comments are skipped; case does not matter.
     static func mayBindKey(_ sql: String) -> Bool {
+        let keyword = firstKeyword(of: sql)
+        return keyword == "ATTACH" || keyword == "VACUUM"
+    }
+
+    /// Whether the statement `sql` may spell out a key, which a trace leaves out: one that may bind one
+    /// (``mayBindKey(_:)``), or a `PRAGMA` (`PRAGMA key = '…'`).
+    static func mayHoldKey(_ sql: String) -> Bool {
+        let keyword = firstKeyword(of: sql)
+        return keyword == "ATTACH" || keyword == "VACUUM" || keyword == "PRAGMA"
+    }
+
+    /// The first word of `sql` in upper case, after blanks and comments.
+    private static func firstKeyword(of sql: String) -> String {
         var rest = Substring(sql)
         while true {
             rest = rest.drop { $0.isWhitespace }
             if rest.hasPrefix("--") {
                 rest = rest.drop { $0 != "\n" }
             } else if rest.hasPrefix("/*") {
-                guard let end = rest.range(of: "*/") else { return false }
+                guard let end = rest.range(of: "*/") else { return "" }
                 rest = rest[end.upperBound...]
             } else {
                 break
             }
         }
-        let keyword = rest.prefix { $0.isLetter }.uppercased()
-        return keyword == "ATTACH" || keyword == "VACUUM"
+        return rest.prefix { $0.isLetter }.uppercased()
     }
 
     /// Calls `handler` about every `instructionCount` virtual machine instructions while a statement runs, or

@@ -66,6 +66,10 @@ public final class Database {
     /// Set from the commit point of an atomic key change until the connection reopened on the new file: the next
     /// access reopens it (see Database+AtomicKeyChange.swift). It holds the new key until then.
     var pendingReopen: PendingReopen?
+    /// The custom functions and collations the connection had when a queue's or pool's set-up hook finished on it
+    /// (see ``customDefinitions()``); a key change runs the hook again, so those are re-created, and refuses to
+    /// lose any other.
+    var setUpDefinitions: Set<String>?
     /// Set while this connection is the destination of a running backup, which SQLite says nothing may use (not
     /// even close) until the backup finishes: calls throw, and ``close()`` is deferred to the backup's end.
     @exclusivity(unchecked) @usableFromInline var isBackupDestination = false
@@ -87,7 +91,8 @@ public final class Database {
     ///   - configuration: open flags, VFS, busy handling and the defaults applied at open.
     /// - Throws: ``DatabaseError`` with SQLite's code and message, and the path in ``DatabaseError/path``;
     ///   nothing stays open. An existing file that is not a database throws ``DatabaseError/Reason/notADatabase``
-    ///   here (see ``Configuration/checksHeaderAtOpen``).
+    ///   here (see ``Configuration/checksHeaderAtOpen``); a `file:` URI with a key parameter throws
+    ///   ``DatabaseError/Reason/keyInURI``.
     public init(path: String? = nil, configuration: Configuration = Configuration()) throws {
         let path = path ?? ":memory:"
         self.path = path
@@ -101,6 +106,7 @@ public final class Database {
             error.path = path
             throw error
         }
+        try Database.refuseURIKey(in: path)
         try Database.checkHeader(path: path, configuration: configuration)
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)

@@ -42,7 +42,8 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
     /// SQLite's message, or the toolkit's for errors it detects itself (`SQLITE_MISUSE` and `SQLITE_RANGE`
     /// codes are used for those).
     public var message: String
-    /// The SQL that failed, when there is one.
+    /// The SQL that failed, when there is one, without the keys it spells out (the literal after `KEY`, the
+    /// `key=`, `hexkey=` and `textkey=` parameters of a `file:` URI).
     public var sql: String?
     /// The byte offset in ``sql`` of the token SQLite blames, when it says (`sqlite3_error_offset`).
     public var errorOffset: Int?
@@ -71,8 +72,15 @@ public struct DatabaseError: ResultCodeError, Sendable, Hashable, CustomStringCo
     ) {
         self.extendedCode = extendedCode
         self.message = message
-        self.sql = sql
-        self.errorOffset = errorOffset
+        // A key spelled out in the SQL (`KEY 'secret'`, a URI's `key=`) is left out; an offset into what was
+        // hidden, or after it, no longer points at its token, so it is dropped.
+        let hidden = sql.map(Self.hidingKeys(in:))
+        self.sql = hidden?.sql
+        if let errorOffset, let firstHidden = hidden?.firstHiddenOffset, errorOffset >= firstHidden {
+            self.errorOffset = nil
+        } else {
+            self.errorOffset = errorOffset
+        }
         self.arguments = arguments
         self.reason = reason
     }
@@ -221,6 +229,10 @@ extension DatabaseError {
         /// A key was given for a database that is not encrypted: open it without a key, then call
         /// ``Database/encrypt(with:cipher:)``.
         case keyForPlainDatabase
+        /// A `file:` URI given to open a database carries a key (`key=`, `hexkey=`, `textkey=`): the toolkit would
+        /// not know the database is encrypted, and every reopen (a key change, ``DatabaseQueue/reopen()``, a new
+        /// reader) would give the old key again. Give it in ``Database/Configuration/key`` instead.
+        case keyInURI
         /// The operation needs an encrypted database and the database is plain.
         case notEncrypted
         /// The operation needs a plain database and the database is already encrypted.

@@ -39,6 +39,7 @@ extension Database {
         if let key { try checkRawKey(key, cipher: cipher) }
         // Read before the change, while the connection still has them: reopened, it would have the defaults.
         let pragmas = try connectionPragmas()
+        let limits = try connectionLimits()
         let replacement = AtomicFileReplacement(replacing: path)
         let isWAL = try journalMode() == "wal"
         // A connection that chose exclusive locking keeps it after a change that did not happen.
@@ -68,7 +69,7 @@ extension Database {
         }
         pendingReopen = PendingReopen(
             key: key, cipher: cipher, busyMode: busyMode, operation: operation, setUp: setUp,
-            path: reopenPath(forReplaced: path), pragmas: pragmas)
+            path: reopenPath(forReplaced: path), pragmas: pragmas, limits: limits)
         closeConnectionForReopen()
         _ = try reopenAfterKeyChange()
         if let durability {
@@ -99,7 +100,9 @@ extension Database {
             if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
             try loadConfiguredExtensions()
             try pending.setUp?(self)
+            if pending.setUp != nil { setUpDefinitions = try customDefinitions() }
             try restorePragmas(pending.pragmas)
+            try restoreLimits(pending.limits)
             // The observers carry on, on the new connection.
             if !observation.isEmpty { observation.install(on: try connection()) }
         } catch {
@@ -128,15 +131,48 @@ extension Database {
 
     /// The per-connection settings a reopen would reset to their defaults, which a key change reads before and
     /// sets again after (a queue's or pool's set-up hook runs first, so a value set by hand after it still wins).
-    /// Settings SQLite cannot read back (`case_sensitive_like`), or reads back as something else than was set
-    /// (`cache_spill` reads as the larger of it and the cache's size in pages, which the page size changes), are
-    /// not among them.
+    /// `case_sensitive_like` cannot be read back; it replaces `like()`, so a key change refuses
+    /// the change on a connection that set it. `cache_spill` reads as the larger of its threshold and the cache's
+    /// size in pages, so it comes after `cache_size`: then `OFF` (0) and any threshold above the cache's size are
+    /// carried exactly. `journal_mode` is the connection's (`TRUNCATE`, `PERSIST`, `MEMORY`, `OFF`) except for
+    /// WAL, which the copy records in its file. The settings of the `temp` schema, which the connection keeps
+    /// apart from `main`'s, come last, so the unqualified ones (which some pragmas apply to every schema) do not
+    /// overwrite them.
     static let carriedPragmas = [
         "foreign_keys", "synchronous", "busy_timeout", "secure_delete", "recursive_triggers", "cache_size",
-        "temp_store", "automatic_index", "cell_size_check", "ignore_check_constraints", "trusted_schema",
-        "reverse_unordered_selects", "mmap_size", "journal_size_limit", "wal_autocheckpoint", "analysis_limit",
-        "legacy_alter_table", "fullfsync", "checkpoint_fullfsync", "threads", "locking_mode", "query_only",
+        "cache_spill", "temp_store", "automatic_index", "cell_size_check", "ignore_check_constraints",
+        "trusted_schema", "reverse_unordered_selects", "mmap_size", "journal_size_limit", "wal_autocheckpoint",
+        "analysis_limit", "legacy_alter_table", "fullfsync", "checkpoint_fullfsync", "threads", "locking_mode",
+        "query_only", "journal_mode", "temp.cache_size", "temp.cache_spill", "temp.synchronous",
+        "temp.secure_delete", "temp.journal_size_limit",
     ]
+
+    /// The value of every run-time limit (`sqlite3_limit`) this connection has, by category; the categories this
+    /// SQLite does not know (it answers -1) end the list.
+    private func connectionLimits() throws -> [(category: LimitCategory, value: Int)] {
+        var limits: [(category: LimitCategory, value: Int)] = []
+        for rawValue in Int32(0)..<64 {
+            let category = LimitCategory(rawValue: rawValue)
+            let value = try limit(category)
+            if value < 0 { break }
+            limits.append((category, value))
+        }
+        return limits
+    }
+
+    /// Sets on the reopened connection every limit of `limits` whose value differs from the one it has, and checks
+    /// that it took.
+    private func restoreLimits(_ limits: [(category: LimitCategory, value: Int)]) throws {
+        for (category, value) in limits where try limit(category) != value {
+            try setLimit(category, to: value)
+            let after = try limit(category)
+            guard after == value else {
+                throw DatabaseError(
+                    extendedCode: .error,
+                    message: "the limit \(category.rawValue) could not be set back to \(value) (it is \(after))")
+            }
+        }
+    }
 
     /// The values of ``carriedPragmas`` this connection has, in that order; a pragma this SQLite does not know
     /// (it answers no row) is left out.
@@ -152,6 +188,7 @@ extension Database {
         for (name, value) in pragmas {
             let now = try queryValue("PRAGMA \(name)", as: String.self)
             if now?.lowercased() == value.lowercased() { continue }
+            if name.hasSuffix("cache_spill"), try restoreCacheSpill(name, value: value, now: now) { continue }
             // Values SQLite printed itself: an integer, or a word (locking_mode); anything else is not pasted.
             let isPlainValue = value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
             if isPlainValue { try execute("PRAGMA \(name) = \(value)") }
@@ -164,8 +201,25 @@ extension Database {
         }
     }
 
+    /// Sets `cache_spill` (`name`, maybe schema-qualified) back to `value` where it differs from `now` for a reason
+    /// other than the cache's size in pages: it reads as the larger of its threshold and that size, which a new
+    /// page size (another cipher's) changes. Off (0) is carried exactly; a threshold above the reopened cache's
+    /// size too; one below it read as the old cache's size, which is not a threshold set. Returns whether the
+    /// setting is carried (else the general check reports it).
+    private func restoreCacheSpill(_ name: String, value: String, now: String?) throws -> Bool {
+        guard let old = Int(value), let current = now.flatMap({ Int($0) }) else { return false }
+        if old == 0 || old > current { return false }
+        if current == 0 {
+            // Off on the reopened connection (its hook's doing), on before: on again, with the old threshold.
+            try execute("PRAGMA \(name) = \(old)")
+            return try queryValue("PRAGMA \(name)", as: Int.self) != 0
+        }
+        return true
+    }
+
     /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
-    /// `rerunsSetUp`: a set-up hook runs again after the reopen, so custom functions and collations are allowed.
+    /// `rerunsSetUp`: a set-up hook runs again after the reopen, so the custom functions and collations it gave
+    /// are allowed, and only those.
     private func checkReopenable(operation: String, rerunsSetUp: Bool) throws {
         func refuse(_ what: String) -> DatabaseError {
             DatabaseError.misuse(
@@ -182,16 +236,34 @@ extension Database {
         if try queryValue("SELECT count(*) FROM temp.sqlite_schema", as: Int.self) != 0 {
             throw refuse("its temporary tables")
         }
-        if rerunsSetUp { return }
-        // What a new connection has without being asked: the built-in functions and collations, the codec's, and
-        // those of the configuration's extensions, which the reopen loads again.
-        let definitions =
-            "SELECT (SELECT count(*) FROM pragma_function_list WHERE builtin = 0) * 1000000 "
-            + "+ (SELECT count(*) FROM pragma_collation_list)"
-        var freshConfiguration = Configuration()
-        freshConfiguration.extensions = configuration.extensions
-        let fresh = try Database(configuration: freshConfiguration).queryValue(definitions, as: Int.self)
-        if try queryValue(definitions, as: Int.self) != fresh { throw refuse("its custom functions or collations") }
+        // What the reopened connection has without being asked: with a set-up hook, what the connection had when
+        // the hook finished (the hook runs again); without, what a new connection has (the built-in functions and
+        // collations, the codec's, and those of the configuration's extensions, which the reopen loads again).
+        let expected: Set<String>
+        if rerunsSetUp, let setUpDefinitions {
+            expected = setUpDefinitions
+        } else {
+            var freshConfiguration = Configuration()
+            freshConfiguration.extensions = configuration.extensions
+            expected = try Database(configuration: freshConfiguration).customDefinitions()
+        }
+        let lost = try customDefinitions().subtracting(expected).sorted()
+        if !lost.isEmpty {
+            let likeNote =
+                lost.contains("function like") || lost.contains("function glob")
+                ? "; PRAGMA case_sensitive_like replaces like()" : ""
+            throw refuse("its custom functions or collations (\(lost.joined(separator: ", "))\(likeNote))")
+        }
+    }
+
+    /// The names of the functions and collations registered on this connection beyond SQLite's built-in functions,
+    /// as `function name` and `collation name`.
+    func customDefinitions() throws -> Set<String> {
+        let names = try query(
+            "SELECT 'function ' || name FROM pragma_function_list WHERE builtin = 0 "
+                + "UNION SELECT 'collation ' || name FROM pragma_collation_list"
+        ).map { try $0.value(at: 0) as String }
+        return Set(names)
     }
 
     /// Keeps every other connection out of the file until this one reopens (`locking_mode=EXCLUSIVE` and an
@@ -258,4 +330,6 @@ struct PendingReopen {
     var path: String
     /// The connection's own settings before the change, set again after the reopen.
     var pragmas: [(name: String, value: String)]
+    /// The connection's run-time limits before the change, set again after the reopen.
+    var limits: [(category: LimitCategory, value: Int)]
 }

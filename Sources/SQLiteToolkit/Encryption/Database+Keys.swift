@@ -42,6 +42,47 @@ extension Database {
         mainCipher = cipher
     }
 
+    /// Throws ``DatabaseError/Reason/keyInURI`` when `path` is a `file:` URI with a `key`, `hexkey` or `textkey`
+    /// parameter (names compared as SQLite does, after percent-decoding), naming the parameter, never its value.
+    ///
+    /// SQLite passes such a key to the codec at open, out of the toolkit's sight: the connection would report
+    /// itself plain (``isEncrypted``), ``decrypt()`` would refuse, and every reopen of the same URI (after a key
+    /// change, ``DatabaseQueue/reopen()``, a pool's new reader) would apply the old key again.
+    static func refuseURIKey(in path: String) throws {
+        guard path.prefix(5).lowercased() == "file:", let question = path.firstIndex(of: "?") else { return }
+        let query = path[path.index(after: question)...].prefix { $0 != "#" }
+        for parameter in query.split(separator: "&") {
+            let name = percentDecoded(parameter.prefix { $0 != "=" }).lowercased()
+            guard name == "key" || name == "hexkey" || name == "textkey" else { continue }
+            throw DatabaseError.misuse(
+                "the file: URI gives the database's key (its \(name) parameter), which the toolkit cannot track or "
+                    + "carry over a reopen: give the key in Configuration.key and the cipher in Configuration.cipher; "
+                    + "nothing was opened",
+                reason: .keyInURI)
+        }
+    }
+
+    /// `text` with its `%XX` escapes decoded; a malformed escape is kept as it is.
+    private static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var index = text.utf8.startIndex
+        let utf8 = text.utf8
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), let first = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex),
+                let second = utf8.index(first, offsetBy: 1, limitedBy: utf8.endIndex), second < utf8.endIndex,
+                let value = UInt8(String(decoding: [utf8[first], utf8[second]], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                index = utf8.index(after: second)
+                continue
+            }
+            bytes.append(byte)
+            index = utf8.index(after: index)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Throws ``DatabaseError/Reason/keyForPlainDatabase`` when `path` (a path or a `file:` URI) names a non-empty
     /// plain database file, before a key is attached to it.
     func refuseKeyForPlainFile(atPath path: String) throws {
