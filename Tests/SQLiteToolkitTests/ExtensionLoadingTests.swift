@@ -97,6 +97,8 @@ struct ExtensionLoadingTests {
     @Test("loading or registering from inside one of the connection's callbacks throws extensionLoadInCallback")
     func reentryFromCallback() throws {
         let db = try Database()
+        // The function captures the connection, which keeps the function: closing breaks the cycle.
+        defer { db.close() }
         nonisolated(unsafe) var reasons: [DatabaseError.Reason?] = []
         try db.createFunction("reenter") { (value: Int) -> Int in
             do {

@@ -66,6 +66,8 @@ extension ObservationReviewTests {
     @Test("without a table list, a queue's query runs again after a write to what it reads", arguments: shapes)
     func queueFollowsEveryReadShape(_ shape: ReadShape) async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in
             try db.executeScript(Self.schema)
             try db.executeScript("INSERT INTO b VALUES (0);" + shape.setUp)
@@ -132,6 +134,8 @@ extension ObservationReviewTests {
     @Test("names: other case is known; schema-qualified and quoted names are refused with unknownTable")
     func namedTableSpellings() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in try db.executeScript(Self.schema) }
         let known = collect(queue.observe(tables: ["A"]) { db in try db.queryValue("SELECT 1", as: Int.self) ?? -1 })
         #expect(await waitUntil { known.current == [1] })
@@ -249,6 +253,8 @@ extension ObservationReviewTests {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path)
             let queue = try DatabaseQueue()
+            // Its observations' streams are drained until it closes: close it, or they keep it alive.
+            defer { queue.close() }
             try await pool.write { db in try db.executeScript(Self.schema) }
             try await queue.write { db in try db.executeScript(Self.schema) }
             let inner = Locked<[Collector<Int>]>([])

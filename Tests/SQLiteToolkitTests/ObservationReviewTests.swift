@@ -60,6 +60,8 @@ struct ObservationReviewTests {
     @Test("a queue's observed query that commits a write loses the tables it read: a nested run ends its recording")
     func observedQueryThatWritesLosesItsReads() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in try db.executeScript(Self.schema) }
         let logs = collect(
             queue.observe(bufferingPolicy: .unbounded) { db in
@@ -89,6 +91,8 @@ struct ObservationReviewTests {
     @Test("a query of sqlite_schema runs again after a commit that creates a table")
     func schemaQueryRunsAgainAfterCreateTable() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in try db.executeScript(Self.schema) }
         let values = collect(
             queue.observe(bufferingPolicy: .unbounded) { db in
@@ -103,6 +107,8 @@ struct ObservationReviewTests {
     @Test("a view redefined to read another table: the query follows it, or at least runs again")
     func viewRedefinedToAnotherTable() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in try db.executeScript(Self.schema) }
         let values = collect(
             queue.observe(bufferingPolicy: .unbounded) { db in
@@ -120,6 +126,8 @@ struct ObservationReviewTests {
     @Test("a named table the broker never reports (sqlite_sequence) is refused, or heard")
     func namedInternalTableIsRefusedOrHeard() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in
             try db.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY AUTOINCREMENT, x)")
         }
@@ -137,6 +145,8 @@ struct ObservationReviewTests {
         "an observer that commits while told of a commit: a queue's observed query yields each state it can read once")
     func observedQueryAfterReentrantCommit() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in
             try db.executeScript(Self.schema)
             // Registered before the observed query: told of each commit first.

@@ -19,6 +19,8 @@ struct ObservedRegionTests {
     @Test("without a table list, a queue's query runs again after writes to the tables it reads through a view only")
     func queueFollowsReadsThroughView() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in try db.executeScript(Self.schema) }
         let runs = Locked(0)
         let stream = queue.observe(bufferingPolicy: .unbounded) { db in
@@ -40,6 +42,8 @@ struct ObservedRegionTests {
     @Test("the tables watched follow the query from one run to the next")
     func regionFollowsQuery() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in try db.executeScript(Self.schema) }
         let runs = Locked(0)
         let stream = queue.observe(bufferingPolicy: .unbounded) { db in
@@ -88,6 +92,8 @@ struct ObservedRegionTests {
         try await TemporaryFile.withDatabasePathAsync { path in
             let pool = try DatabasePool(path: path)
             let queue = try DatabaseQueue()
+            // Its observations' streams are drained until it closes: close it, or they keep it alive.
+            defer { queue.close() }
             for write in [{ try await pool.write($0) }, { try await queue.write($0) }] as [WriteAccess] {
                 try await write { db in try db.executeScript(Self.schema) }
             }
@@ -185,6 +191,8 @@ struct ObservedRegionTests {
     @Test("by default a slow consumer gets the newest value, not a backlog; .unbounded keeps them all")
     func slowConsumerGetsNewestValue() async throws {
         let queue = try DatabaseQueue()
+        // Its observations' streams are drained until it closes: close it, or they keep it alive.
+        defer { queue.close() }
         try await queue.write { db in try db.execute("CREATE TABLE t (x)") }
         let newest = queue.observe(tables: ["t"]) { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
         let every = queue.observe(tables: ["t"], bufferingPolicy: .unbounded) { db in
