@@ -76,6 +76,17 @@ struct ExtensionsReviewTests {
         }
     }
 
+    @Test("an empty path is refused, not opened as the program itself with the entry point looked up in it")
+    func emptyPath() throws {
+        let db = try Database()
+        let error = #expect(throws: DatabaseError.self) {
+            try db.loadExtension(atPath: "", entryPoint: "sqltk_test_extension_init")
+        }
+        #expect(error?.reason == .extensionLoadFailed(path: ""))
+        #expect(throws: DatabaseError.self) { _ = try db.queryValue("SELECT sqltk_test_twice(2)", as: Int.self) }
+        #expect(throws: DatabaseError.self) { try db.loadExtension(atPath: "") }
+    }
+
     @Test(
         "a pool reader of a pool configured with vec0 refuses SELECT load_extension()",
         .enabled(if: ExtensionPeers.sqliteVec != nil, Comment(rawValue: ExtensionPeers.missingSQLiteVec)))
