@@ -67,10 +67,19 @@ extension Database {
     /// - Throws: ``DatabaseError`` with ``DatabaseError/Reason/extensionLoadFailed(path:)`` and SQLite's message
     ///   (a missing file, a file that is not a library, an entry point it lacks, an init function that failed);
     ///   ``DatabaseError/Reason/extensionLoadInCallback`` from inside one of the connection's callbacks;
+    ///   ``DatabaseError/Reason/embeddedNUL(offset:)`` for a path or entry point holding a NUL character;
     ///   ``DatabaseError/Reason/connectionClosed`` on a closed connection.
     ///
     /// Related SQLite documentation: <https://sqlite.org/c3ref/load_extension.html>
     public func loadExtension(atPath path: String, entryPoint: String? = nil) throws {
+        // SQLite reads C strings: a NUL would cut the name short and load another file or entry point.
+        for (name, text) in [("path", path), ("entry point", entryPoint ?? "")] {
+            guard let nul = text.utf8.firstIndex(of: 0) else { continue }
+            let offset = text.utf8.distance(from: text.utf8.startIndex, to: nul)
+            throw extensionError(
+                .misuse, name: path, message: "the extension's \(name) holds a NUL character at byte \(offset)",
+                reason: .embeddedNUL(offset: offset))
+        }
         let connection = try connectionForExtension(named: path)
         let enable = connection.configure(.enableLoadExtension, 1)
         guard enable.code == .ok, enable.value == 1 else {

@@ -39,6 +39,13 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
         unrepresentable = stringInterpolation.unrepresentable
         dates = stringInterpolation.dates
         arrays = stringInterpolation.arrays
+        // Each array's `?` must close carray( at once: carray() with more arguments reads nothing.
+        if unrepresentable == nil {
+            for end in stringInterpolation.arrayMarkEnds where !CArray.closesCArray(text[end...]) {
+                unrepresentable = CArray.extraArgumentsProblem
+                break
+            }
+        }
     }
 
     /// The arguments, ready to bind.
@@ -53,6 +60,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
         var unrepresentable: String?
         var dates: [Int: Date] = [:]
         var arrays: [Int: CArray] = [:]
+        /// Where the text after each interpolated array's `?` starts.
+        var arrayMarkEnds: [String.Index] = []
 
         /// Reserves room.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -98,6 +107,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, Hashable {
             if unrepresentable == nil, !CArray.followsCArray(text) { unrepresentable = CArray.outsideCArrayProblem }
             arrays[arguments.count] = array
             text += "?"
+            arrayMarkEnds.append(text.endIndex)
             arguments.append(.null)
         }
 

@@ -14,8 +14,8 @@ extension Database {
     /// `vec_distance_l2` is the Euclidean distance (the square root of the sum of the squared differences);
     /// `vec_distance_cosine` is 1 minus the cosine similarity, NULL when either vector has a norm of 0. Both compute
     /// in 32-bit floats, as sqlite-vec does, and are deterministic and innocuous (usable in indexes and views). An
-    /// argument that is not a BLOB of 4-byte floats, or vectors of different dimensions, fail the statement with
-    /// an error naming the function. Do not call this on a connection that loaded sqlite-vec: it would replace the
+    /// argument that is not a BLOB of 4-byte floats (JSON text included, which sqlite-vec also reads), an empty
+    /// vector, or vectors of different dimensions fail the statement with an error naming the function. Do not call this on a connection that loaded sqlite-vec: it would replace the
     /// extension's functions of the same names.
     ///
     /// - Throws: ``DatabaseError`` when the connection is closed.
@@ -50,6 +50,9 @@ enum VectorDistance {
             throw DatabaseError.mismatch(
                 "\(name): a vector is a BLOB of 4-byte floats (got \(a.count) and \(b.count) bytes)",
                 reason: .valueMismatch)
+        }
+        guard a.count > 0, b.count > 0 else {
+            throw DatabaseError.mismatch("\(name): zero-length vectors are not supported", reason: .valueMismatch)
         }
         guard a.count == b.count else {
             throw DatabaseError.mismatch(

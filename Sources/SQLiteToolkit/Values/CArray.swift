@@ -20,9 +20,10 @@ import SQLiteBindings
 /// or 32-bit integers, doubles, text or BLOBs; `carray()` yields them with its column `value`. Text holding a NUL
 /// character cannot be bound (SQLite reads C strings) and throws ``DatabaseError/Reason/embeddedNUL(offset:)``.
 ///
-/// A `CArray` binds only as the first argument of `carray()`: anywhere else SQL reads it as NULL. Through SQL
-/// interpolation, an array that does not follow `carray(` throws when the SQL runs; through
-/// ``StatementArguments``, only positional arguments hold one (a named one throws).
+/// A `CArray` binds only as the one argument of `carray()`: anywhere else SQL reads it as NULL, and `carray()`
+/// given a second or third argument (the C form's count and type) yields no row. Through SQL interpolation, an
+/// array that is not the only argument of `carray(…)` throws when the SQL runs; bound through typed arguments or
+/// ``StatementArguments`` (positional only: a named one throws), the SQL is the caller's to get right.
 ///
 /// Related SQLite documentation: <https://sqlite.org/carray.html>
 public struct CArray: Sendable, Hashable {
@@ -76,15 +77,57 @@ public struct CArray: Sendable, Hashable {
     static let outsideCArrayProblem =
         "an interpolated array binds only as carray()'s argument: write carray(\\(values)), where SQL would read it as NULL"
 
-    /// Whether SQL `text`, to which the array's `?` is appended next, ends with `carray(` (ASCII case and white
-    /// space aside), as the one place the array means something.
+    /// Why an interpolated array followed by more than `)` cannot be bound: `carray()` with two or three arguments
+    /// reads another kind of pointer, and yields no row.
+    static let extraArgumentsProblem =
+        "an interpolated array is carray()'s only argument: carray(\\(values)) binds it, carray(\\(values), …) reads nothing"
+
+    /// Whether SQL `text`, to which the array's `?` is appended next, ends with `carray(`: the name in any ASCII
+    /// case, bare or quoted (`"carray"`, `[carray]`, `` `carray` ``), not the end of a longer name, with white
+    /// space and `/* … */` comments allowed around it, as the one place the array means something.
     static func followsCArray(_ text: String) -> Bool {
         var rest = Substring(text)
-        while let last = rest.last, last == " " || last == "\n" || last == "\t" || last == "\r" { rest.removeLast() }
+        skipSpaceAndComments(&rest)
         guard rest.last == "(" else { return false }
         rest.removeLast()
-        while let last = rest.last, last == " " || last == "\n" || last == "\t" || last == "\r" { rest.removeLast() }
-        return rest.lowercased().hasSuffix("carray")
+        skipSpaceAndComments(&rest)
+        let quotes: [Character: Character] = ["\"": "\"", "]": "[", "`": "`"]
+        if let last = rest.last, let open = quotes[last] {
+            rest.removeLast()
+            guard rest.lowercased().hasSuffix("carray") else { return false }
+            return rest.dropLast(6).last == open
+        }
+        guard rest.lowercased().hasSuffix("carray") else { return false }
+        // A longer name that ends with carray (not_carray) is another function.
+        guard let before = rest.dropLast(6).last else { return true }
+        return !(before.isLetter || before.isNumber || before == "_" || before == "$")
+    }
+
+    /// Drops white space and `/* … */` comments from the end of `text`.
+    private static func skipSpaceAndComments(_ text: inout Substring) {
+        while true {
+            while let last = text.last, last.isWhitespace { text.removeLast() }
+            guard text.hasSuffix("*/") else { return }
+            var body = text.dropLast(2)
+            while !body.isEmpty && !body.hasSuffix("/*") { body.removeLast() }
+            guard body.hasSuffix("/*") else { return }
+            text = body.dropLast(2)
+        }
+    }
+
+    /// Whether the SQL `text` that follows an interpolated array (up to the next interpolation) closes `carray(`
+    /// at once: white space and comments aside, it starts with `)`.
+    static func closesCArray(_ text: Substring) -> Bool {
+        var rest = text
+        while true {
+            while let first = rest.first, first.isWhitespace { rest.removeFirst() }
+            guard rest.hasPrefix("/*") else { break }
+            var body = rest.dropFirst(2)
+            while !body.isEmpty && !body.hasPrefix("*/") { body.removeFirst() }
+            guard body.hasPrefix("*/") else { break }
+            rest = body.dropFirst(2)
+        }
+        return rest.first == ")"
     }
 }
 
