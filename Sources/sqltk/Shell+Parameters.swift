@@ -56,14 +56,11 @@ extension Shell {
                 let plan = try Self.prepare("EXPLAIN QUERY PLAN \(text)", in: database)
                 endRows()
                 let rows = try plan.query(arguments: arguments(for: plan))
-                let buffers = try bindRawTexts(of: plan)
-                defer { for buffer in buffers { buffer.deallocate() } }
+                try bindRawTexts(of: plan)
                 try printQueryPlan(rows)
             }
             let rows = try statement.query(arguments: arguments(for: statement))
-            // Freed once the statement's rows were all read, after the last step that reads them.
-            let buffers = try bindRawTexts(of: statement)
-            defer { for buffer in buffers { buffer.deallocate() } }
+            try bindRawTexts(of: statement)
             if explanation == .queryPlan {
                 endRows()
                 try printQueryPlan(rows)
@@ -79,26 +76,18 @@ extension Shell {
     }
 
     /// Binds again the parameters of `statement` whose `.parameter` text holds bytes that are not UTF-8 (see
-    /// ``RawText``), as those bytes, which a `String` binding cannot carry. SQLite reads them where they are: the
-    /// caller frees the returned buffers once the statement took its last step.
-    private func bindRawTexts(of statement: Statement) throws -> [UnsafeMutableBufferPointer<CChar>] {
-        var buffers: [UnsafeMutableBufferPointer<CChar>] = []
+    /// ``RawText``), as those bytes, which a `String` binding cannot carry. SQLite copies them.
+    private func bindRawTexts(of statement: Statement) throws {
         for index in 0..<Int(statement.parameterCount) {
             guard case .text(let text) = parameters[statement.parameterName(at: index + 1) ?? "?\(index + 1)"],
                 RawText.holdsRawBytes(text)
             else { continue }
-            let bytes = RawText.bytes(of: text)
-            let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(1, bytes.count))
-            for (offset, byte) in bytes.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
-            buffers.append(buffer)
-            let code = statement.handle.bindText(
-                Int32(index + 1), UnsafePointer(buffer.baseAddress), byteCount: UInt64(bytes.count), destructor: nil)
-            guard code == .ok else {
-                for buffer in buffers { buffer.deallocate() }
-                throw Failure("a .parameter value could not be bound (\(code)); nothing was run")
+            do {
+                try statement.bindText(bytes: RawText.bytes(of: text), at: index + 1)
+            } catch {
+                throw Failure("a .parameter value could not be bound (\(error)); nothing was run")
             }
         }
-        return buffers
     }
 
     /// The statement `sql`, whose bytes that are not UTF-8 (see ``RawText``) reach SQLite as they are.

@@ -293,7 +293,7 @@ final class Shell {
     /// SQLite's message `message` as ``RawText`` carries it: a name that is not UTF-8 keeps its bytes, read again
     /// from the connection (the toolkit's message holds U+FFFD for them), as sqlite3 writes them.
     private func rawMessage(_ message: String) -> String {
-        guard message.contains("\u{FFFD}"), let bytes = database.handle?.errorMessageBytes() else {
+        guard message.contains("\u{FFFD}"), let bytes = database.lastErrorMessageBytes else {
             return RawText.text(decoding: Array(message.utf8))
         }
         let replaced = String(decoding: bytes, as: UTF8.self)
@@ -305,7 +305,7 @@ final class Shell {
     /// The names of a statement's columns, their bytes that are not UTF-8 kept (see ``RawText``).
     static func columnNames(of statement: Statement) -> [String] {
         (0..<Int(statement.columnCount)).map { index in
-            RawText.text(decoding: statement.handle.columnNameBytes(Int32(index)) ?? [])
+            RawText.text(decoding: statement.columnNameBytes(at: index) ?? [])
         }
     }
 
