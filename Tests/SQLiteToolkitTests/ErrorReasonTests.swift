@@ -86,7 +86,8 @@ struct ErrorReasonTests {
         },
         ReasonCase(name: "extension in a callback", code: .misuse, reason: .extensionLoadInCallback) { db in
             nonisolated(unsafe) var caught: (any Error)?
-            try db.createFunction("load_inside") { (value: Int) -> Int in
+            // Unowned: the connection keeps its functions, which must not keep it.
+            try db.createFunction("load_inside") { [unowned db] (value: Int) -> Int in
                 do { try db.loadExtension(atPath: "/nonexistent/extension") } catch { caught = error }
                 return value
             }

@@ -392,6 +392,9 @@ public final class DatabasePool: Sendable {
             try readers.beginBarrier(cancellation: cancellation)
         }
         defer { if barrier { readers.endBarrier() } }
+        // A close that began refuses the write at once: its state is set before the close refuses new accesses on
+        // the writer, and a write that came in between would run on a pool that reports itself closed.
+        if lifecycle.current == .closing { throw writer.closedError() }
         // The writer's access records the thread under the pool's identity, and throws on a re-entry. A closed pool
         // has a closed writer, which throws `.accessAfterClose` naming the pool.
         return try writer.access(cancellation: cancellation, body)

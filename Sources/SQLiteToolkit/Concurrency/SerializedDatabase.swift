@@ -92,7 +92,8 @@ final class SerializedDatabase: @unchecked Sendable {
         return list
     }
 
-    private func closedError() -> DatabaseError {
+    /// The error of an access to the closed (or closing) connection, naming its owner.
+    func closedError() -> DatabaseError {
         DatabaseError.misuse("the \(ownerName) is closed", reason: .accessAfterClose)
     }
 
