@@ -62,3 +62,15 @@ int sqltk_carray_bind_blobs(sqltk_sqlite3_stmt *statement, int index, const void
 const sqltk_sqlite3_api_routines *sqltk_extension_api_routines(void) {
     return &sqltk_sqlite3Apis;
 }
+
+/* Declared in sqltk_shim.h: a copy of that table whose auto_extension entry is `record`, for an
+   extension whose automatic extension must run only on some connections (LitestreamReplica in
+   SQLiteToolkit). The copy is never freed: the extension keeps its pointer for its whole life. */
+const sqltk_sqlite3_api_routines *sqltk_extension_api_routines_recording_auto_extensions(
+    int (*record)(void (*)(void))) {
+    sqltk_sqlite3_api_routines *copy = malloc(sizeof(sqltk_sqlite3_api_routines));
+    if (copy == 0) return 0;
+    *copy = sqltk_sqlite3Apis;
+    copy->auto_extension = record;
+    return copy;
+}

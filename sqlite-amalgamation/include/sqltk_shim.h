@@ -27,6 +27,12 @@ static inline int sqltk_db_config_int(sqltk_sqlite3 *db, int op, int value, int 
    of the exported names does not concern it. */
 const sqltk_sqlite3_api_routines *sqltk_extension_api_routines(void);
 
+/* A copy of that table, never freed, whose sqlite3_auto_extension calls `record` instead of
+   registering the function with SQLite: the caller decides which connections run it. NULL when
+   out of memory. */
+const sqltk_sqlite3_api_routines *sqltk_extension_api_routines_recording_auto_extensions(
+    int (*record)(void (*)(void)));
+
 /* sqlite3_db_config(db, SQLITE_DBCONFIG_MAINDBNAME, name): `name` must outlive the use. */
 static inline int sqltk_db_config_main_db_name(sqltk_sqlite3 *db, const char *name) {
     return sqltk_sqlite3_db_config(db, SQLITE_DBCONFIG_MAINDBNAME, name);

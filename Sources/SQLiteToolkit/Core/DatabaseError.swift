@@ -358,5 +358,20 @@ extension DatabaseError {
         /// An extension was loaded or registered from inside one of the connection's own callbacks (a function, a
         /// trace, a hook) while SQLite runs a statement: load it before running statements.
         case extensionLoadInCallback
+
+        // MARK: Replicas
+        /// A ``LitestreamReplica`` was opened before ``LitestreamReplica/loadVFS(atPath:)`` loaded Litestream's VFS.
+        case replicaVFSNotLoaded
+        /// ``LitestreamReplica/loadVFS(atPath:)`` was called with another library than the one already loaded: a
+        /// process loads the VFS once.
+        case replicaVFSLoadedFromAnotherPath
+        /// A ``LitestreamReplica`` setting it cannot honour, by name: an empty `replicaURL`, a `pollInterval` under a
+        /// millisecond, a `key` (Litestream cannot replicate an encrypted database).
+        case invalidReplicaSetting(String)
+        /// The replica holds no transaction yet: Litestream has not shipped the database's first snapshot there (or
+        /// never will, as for an encrypted database).
+        case replicaHasNoTransaction
+        /// A read of a ``LitestreamReplica`` tried to write: a replica is read-only.
+        case writeOnReplica
     }
 }

@@ -89,3 +89,24 @@ func replicationVerify(_ arguments: [String]) throws {
     print("rows \(try row.value(at: 0) as Int64) \(try row.value(at: 1) as Int64) \(try row.value(at: 2) as Int64)")
     print("objects \(try db.schemaObjects().map(\.name).joined(separator: " "))")
 }
+
+/// `replica-read VFS REPLICA_URL`: loads Litestream's VFS extension from VFS, opens the replica at REPLICA_URL
+/// through it with a `LitestreamReplica` (without restoring it) and prints `rows COUNT MIN MAX` of `txn` and `txid
+/// HEX` (Litestream's transaction ID of the state read): what the replica holds, read by another path than
+/// `litestream restore`. Exits 1 when the replica cannot be read.
+func replicaRead(_ arguments: [String]) throws {
+    guard arguments.count == 2 else { throw UsageError(description: "replica-read VFS REPLICA_URL") }
+    try LitestreamReplica.loadVFS(atPath: arguments[0])
+    let replica = try LitestreamReplica(replicaURL: arguments[1])
+    defer { replica.close() }
+    let (count, low, high, transactionID) = try replica.read { db in
+        let rows = try db.query("SELECT count(*), coalesce(min(n), 0), coalesce(max(n), 0) FROM txn")
+        guard let row = try rows.next() else { throw UsageError(description: "no row from count(*)") }
+        return (
+            try row.value(at: 0) as Int64, try row.value(at: 1) as Int64, try row.value(at: 2) as Int64,
+            try LitestreamReplica.transactionID(in: db)
+        )
+    }
+    print("rows \(count) \(low) \(high)")
+    print("txid \(String(transactionID, radix: 16))")
+}

@@ -33,6 +33,12 @@
 //       transactions; write them from THREADS threads through one DatabasePool until killed, printing "N SECONDS"
 //       after each commit, then sleeping PAUSE microseconds; check a restored file (integrity_check, the numbers it
 //       holds, its schema objects)
+//   sqltk-test-helper replica-read VFS REPLICA_URL
+//       reads a Litestream replica through Litestream's VFS extension (loaded from VFS) without restoring it;
+//       prints "rows COUNT MIN MAX" of txn and "txid HEX"
+//   sqltk-test-helper replica-bench PRIMARY VFS REPLICA_URL SECONDS RATE POLL_MS
+//       the measurement of scripts/litestream-replica-bench (ReplicaBench.swift): a replica's staleness behind a
+//       primary written at RATE transactions a second, and point reads a second on the replica and on a local file
 //   sqltk-test-helper cipher-first-use PATH CIPHER PASSPHRASE THREADS
 //       THREADS threads, released together, open the database at PATH encrypted with CIPHER and count its rows: the
 //       process's
@@ -58,6 +64,8 @@ let commands: [String: ([String]) throws -> Void] = [
     "replication-create": replicationCreate,
     "replication-write": replicationWrite,
     "replication-verify": replicationVerify,
+    "replica-read": replicaRead,
+    "replica-bench": replicaBench,
     "cipher-first-use": cipherFirstUse,
 ]
 

@@ -1,0 +1,273 @@
+import SQLiteBindings
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A read-only view of a database that Litestream replicates, read where the replica is (a folder, an S3 bucket)
+/// without restoring it first, through Litestream's SQLite VFS extension.
+///
+/// ```swift
+/// try LitestreamReplica.loadVFS(atPath: "/opt/litestream/litestream-vfs.so")  // once per process
+/// let replica = try LitestreamReplica(replicaURL: "file:///var/backups/app-replica")
+/// let count = try replica.read { db in try db.queryRequiredValue("SELECT count(*) FROM player", as: Int.self) }
+/// ```
+///
+/// Each ``read(_:)`` runs in a deferred transaction, and so sees one state of the database that the primary
+/// committed: Litestream's replica holds whole transactions (its LTX files), and the VFS moves its view forward
+/// only between read transactions, when its background poll (every ``pollInterval``) has found new files. Reads
+/// never see a state older than one they saw before. How far behind the primary they are is Litestream's
+/// `sync-interval` plus its `monitor-interval` plus the poll interval; <doc:ReplicatingWithLitestream> gives the
+/// measured figures.
+///
+/// - The replica is read-only: a statement that writes throws ``DatabaseError/Reason/writeOnReplica`` (with
+///   `SQLITE_READONLY`), and the type has no `write`.
+/// - Accesses run one after another on one connection, as on a ``DatabaseQueue``; open several replicas for reads
+///   in parallel (each connection of the VFS polls and caches pages on its own).
+/// - A database encrypted by the toolkit has no replica: Litestream cannot read it (see
+///   <doc:ReplicatingWithLitestream>).
+///
+/// The VFS is Litestream's Go library, loaded into the process: it starts Go's runtime (its threads and signal
+/// handlers) beside the application, once.
+public final class LitestreamReplica: DatabaseReader, Sendable {
+    private let queue: DatabaseQueue
+
+    /// The replica's URL, as given: `file:///path/to/replica`, `s3://bucket/path`, and the other forms Litestream
+    /// accepts.
+    public let replicaURL: String
+
+    /// How often the VFS looks for new transactions on the replica, in seconds; `nil` for its default (1 second).
+    public let pollInterval: TimeInterval?
+
+    /// The name of the VFS Litestream's extension registers.
+    public static let vfsName = "litestream"
+
+    /// The name of the extension's init function, which ``loadVFS(atPath:)`` calls.
+    public static let entryPoint = "sqlite3_litestreamvfs_init"
+
+    /// Loads Litestream's VFS extension (`litestream-vfs.so`, `litestream-vfs.dylib`) into the process, once: the
+    /// VFS is then there for every replica, and its SQL functions (`litestream_txid()`, `litestream_lag()`,
+    /// `litestream_time()`, `litestream_set_time()`) on each replica's connection. A second call with the same path
+    /// does nothing.
+    ///
+    /// The extension's init function registers the VFS with SQLite for the whole process, and asks SQLite to run
+    /// a function on every new connection (`sqlite3_auto_extension`) that adds its SQL functions. In release
+    /// 0.5.17 that function fails on every connection that is not a replica's, and SQLite then refuses to open it
+    /// ("automatic extension loading failed", observed with the `sqlite3` shell too): after a plain `.load`, no
+    /// other database of the process opens. So the toolkit loads the library itself and gives its init function a
+    /// copy of SQLite's routines whose `sqlite3_auto_extension` records the function instead of registering it,
+    /// and runs it only on the connections of ``LitestreamReplica``. The library stays loaded until the process
+    /// ends (Go's runtime cannot be unloaded), and loading it twice would register the VFS twice: the toolkit
+    /// keeps the path it loaded.
+    ///
+    /// - Throws: ``DatabaseError`` with ``DatabaseError/Reason/extensionLoadFailed(path:)`` when the library cannot
+    ///   be loaded, lacks ``entryPoint`` or its init function fails; ``DatabaseError/Reason/replicaVFSLoadedFromAnotherPath``
+    ///   when the VFS was already loaded from another library.
+    public static func loadVFS(atPath path: String) throws {
+        try loadedVFS.withLock { loaded in
+            if let loaded {
+                guard loaded.path == path else {
+                    throw DatabaseError.misuse(
+                        "Litestream's VFS is already loaded from another library: a process loads it once",
+                        reason: .replicaVFSLoadedFromAnotherPath)
+                }
+                return
+            }
+            let db = try Database()
+            defer { db.close() }
+            var failure: (code: ResultCode, message: String) = (.error, "")
+            guard
+                let library = CapturedExtensionLibrary(
+                    path: path, entryPoint: entryPoint, on: try db.connection(), failure: &failure)
+            else {
+                var error = DatabaseError(
+                    extendedCode: failure.code, message: failure.message, reason: .extensionLoadFailed(path: path))
+                error.path = path
+                throw error
+            }
+            loaded = (path, library)
+        }
+    }
+
+    /// Whether ``loadVFS(atPath:)`` has loaded the VFS in this process.
+    public static var isVFSLoaded: Bool { loadedVFS.withLock { $0 != nil } }
+
+    /// The library the VFS was loaded from, `nil` until it is.
+    private static let loadedVFS = LockedState<(path: String, library: CapturedExtensionLibrary)?>(nil)
+
+    /// Opens the replica at `replicaURL` through the VFS and reads its newest state once, so that a replica that
+    /// cannot be read throws here.
+    ///
+    /// A `file:` replica that holds no transaction yet (Litestream has not shipped its first snapshot, or never
+    /// will, as for an encrypted database) throws at once: the VFS itself would wait until a transaction appears.
+    /// For other stores (S3 and the like) the open waits so, and the store's credentials come from Litestream's
+    /// environment variables (`LITESTREAM_ACCESS_KEY_ID`, `LITESTREAM_SECRET_ACCESS_KEY`, or the AWS ones).
+    ///
+    /// - Parameters:
+    ///   - replicaURL: the replica's URL, passed to the VFS as the URI parameter `replica_url`.
+    ///   - pollInterval: how often the VFS looks for new transactions (at least a millisecond); `nil` for its
+    ///     default, 1 second.
+    ///   - configuration: the connection's options; it is opened read-only through the VFS whatever
+    ///     ``Database/Configuration/isReadOnly`` and ``Database/Configuration/vfs`` say, and a key is refused.
+    ///   - setUp: runs on the connection before its first use (functions, collations, pragmas).
+    /// - Throws: ``DatabaseError/Reason/replicaVFSNotLoaded`` before ``loadVFS(atPath:)``;
+    ///   ``DatabaseError/Reason/replicaHasNoTransaction`` for a `file:` replica with no transaction;
+    ///   ``DatabaseError/Reason/invalidReplicaSetting(_:)`` for an empty URL, a poll interval under a millisecond,
+    ///   or a key; the error of the open or of the first read otherwise.
+    public init(
+        replicaURL: String,
+        pollInterval: TimeInterval? = nil,
+        configuration: Database.Configuration = Database.Configuration(),
+        setUp: (@Sendable (Database) throws -> Void)? = nil
+    ) throws {
+        guard let library = LitestreamReplica.loadedVFS.withLock({ $0?.library }) else {
+            throw DatabaseError.misuse(
+                "Litestream's VFS is not loaded: call LitestreamReplica.loadVFS(atPath:) first",
+                reason: .replicaVFSNotLoaded)
+        }
+        guard !replicaURL.isEmpty else {
+            throw DatabaseError.misuse("a replica needs a replica URL", reason: .invalidReplicaSetting("replicaURL"))
+        }
+        if let pollInterval, !(pollInterval >= 0.001) {
+            throw DatabaseError.misuse(
+                "a replica's poll interval must be at least a millisecond",
+                reason: .invalidReplicaSetting("pollInterval"))
+        }
+        guard configuration.key == nil else {
+            throw DatabaseError.misuse(
+                "Litestream cannot replicate an encrypted database: a replica takes no key",
+                reason: .invalidReplicaSetting("key"))
+        }
+        if let folder = LitestreamReplica.fileReplicaFolder(replicaURL),
+            !LitestreamReplica.holdsTransaction(folder)
+        {
+            throw DatabaseError(
+                extendedCode: .cantopen,
+                message: "the replica holds no transaction (no LTX file under its ltx folder): Litestream has not "
+                    + "shipped the database's first snapshot there",
+                reason: .replicaHasNoTransaction)
+        }
+        var configuration = configuration
+        configuration.isReadOnly = true
+        configuration.vfs = nil
+        configuration.additionalOpenFlags.insert(.uri)
+        var uri = "file:replica.sqlite?vfs=\(LitestreamReplica.vfsName)&replica_url="
+        uri += Database.percentEncodedPath(replicaURL)
+        if let pollInterval {
+            uri += "&poll_interval=\(Int((pollInterval * 1000).rounded()))ms"
+        }
+        self.replicaURL = replicaURL
+        self.pollInterval = pollInterval
+        queue = try DatabaseQueue(path: uri, configuration: configuration) { db in
+            // The extension's functions, which SQLite would have added at the open (see loadVFS(atPath:)).
+            library.runAutoExtensions(on: try db.connection())
+            try setUp?(db)
+            // The VFS refuses writes too; this makes SQLite refuse them before they reach it.
+            try db.execute("PRAGMA query_only = ON")
+        }
+        // The first read fetches the replica's newest state: an unreadable replica throws from the initializer.
+        _ = try read { db in try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self) }
+    }
+
+    /// The `file:` URI the connection is opened with.
+    public var path: String { queue.path }
+
+    /// Whether the replica is open (not closed by ``close()``).
+    public var isOpen: Bool { queue.isOpen }
+
+    /// Runs `body` in a deferred transaction, which sees one state the primary committed, the newest the VFS had
+    /// found when the transaction began.
+    ///
+    /// - Throws: the error of `body`; ``DatabaseError/Reason/writeOnReplica`` when it writes;
+    ///   ``DatabaseError/Reason/accessAfterClose`` after ``close()``.
+    @discardableResult
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try LitestreamReplica.markingWrites { try queue.read(body) }
+    }
+
+    /// The blocking ``read(_:)`` for async code: waits without blocking a thread of Swift's cooperative pool.
+    @discardableResult
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await LitestreamReplica.markingWritesAsync { try await queue.read(body) }
+    }
+
+    /// Litestream's transaction ID of the state a read sees now (`litestream_txid()`): it grows with each
+    /// transaction the primary commits and Litestream ships, and never goes back.
+    public func transactionID() throws -> UInt64 {
+        try read { db in try LitestreamReplica.transactionID(in: db) }
+    }
+
+    /// Litestream's transaction ID of the state `db`'s read transaction sees, inside a ``read(_:)``.
+    public static func transactionID(in db: Database) throws -> UInt64 {
+        let text = try db.queryRequiredValue("SELECT litestream_txid()", as: String.self)
+        guard let id = UInt64(text, radix: 16) else {
+            throw DatabaseError.mismatch(
+                "litestream_txid() returned text that is not a hexadecimal transaction ID",
+                reason: .valueMismatch)
+        }
+        return id
+    }
+
+    /// Waits for the access in progress, then closes the connection; later reads throw
+    /// ``DatabaseError/Reason/accessAfterClose``. The VFS stays loaded.
+    public func close() {
+        queue.close()
+    }
+
+    private static func markingWrites<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.code == .readonly {
+            var error = error
+            error.reason = .writeOnReplica
+            throw error
+        }
+    }
+
+    private static func markingWritesAsync<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DatabaseError where error.code == .readonly {
+            var error = error
+            error.reason = .writeOnReplica
+            throw error
+        }
+    }
+
+    /// The folder of a `file:` replica URL, `nil` for another store.
+    static func fileReplicaFolder(_ url: String) -> String? {
+        guard url.hasPrefix("file://") else { return nil }
+        return percentDecoded(String(url.dropFirst("file://".count)))
+    }
+
+    /// `text` with each `%XX` replaced by its byte, as the VFS reads a URL's path; a `%` not followed by two hex
+    /// digits stays as it is.
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var rest = Substring(text).utf8[...]
+        while let byte = rest.first {
+            rest = rest.dropFirst()
+            if byte == UInt8(ascii: "%"), rest.count >= 2,
+                let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                rest = rest.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether a replica folder holds an LTX file at any compaction level (`ltx/LEVEL/MIN-MAX.ltx`).
+    static func holdsTransaction(_ folder: String) -> Bool {
+        let ltx = folder + "/ltx"
+        let levels = (try? FileManager.default.contentsOfDirectory(atPath: ltx)) ?? []
+        return levels.contains { level in
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: ltx + "/" + level)) ?? []
+            return files.contains { $0.hasSuffix(".ltx") }
+        }
+    }
+}

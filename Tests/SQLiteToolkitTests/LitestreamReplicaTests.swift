@@ -1,0 +1,228 @@
+import Foundation
+import SQLiteToolkit
+import Testing
+
+/// Read replicas through Litestream's VFS, with the real binaries (`scripts/install-test-peers`): a primary
+/// `DatabasePool` replicated by `litestream replicate` to a folder, and ``LitestreamReplica`` reading that folder.
+/// Serialized: each test runs Litestream processes and timing-sensitive readers, and the two cores of CI are few.
+@Suite(
+    "Litestream replicas", .serialized,
+    .enabled(if: LitestreamPeers.isInstalled, Comment(rawValue: LitestreamPeers.missing)))
+struct LitestreamReplicaTests {
+    /// The primary's schema: transaction N inserts N into `txn` and moves N from account 1 to account 2, so every
+    /// committed state has `sum(balance) = 0`, `count(txn) = max(n)` and account 2 holding `max(n) * (max(n) + 1) / 2`.
+    static let schema = """
+        CREATE TABLE account (id INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
+        INSERT INTO account VALUES (1, 0), (2, 0);
+        CREATE TABLE txn (n INTEGER PRIMARY KEY);
+        """
+
+    /// Commits transaction `n` of the invariant on the primary.
+    static func commit(_ n: Int, on pool: DatabasePool) throws {
+        try pool.write { db in
+            try db.execute("INSERT INTO txn (n) VALUES (?)", n)
+            try db.execute("UPDATE account SET balance = balance - ? WHERE id = 1", n)
+            try db.execute("UPDATE account SET balance = balance + ? WHERE id = 2", n)
+        }
+    }
+
+    /// What one read of a replica saw: the highest number, and whether the state was one the primary committed.
+    struct Observation {
+        var high: Int
+        var transactionID: UInt64
+        var isConsistent: Bool
+    }
+
+    static func observe(_ replica: LitestreamReplica) throws -> Observation {
+        try replica.read { db in
+            // The rows stay alive while the row is read: a row reads its statement's current values.
+            let rows = try db.query(
+                """
+                SELECT (SELECT count(*) FROM txn), (SELECT coalesce(max(n), 0) FROM txn),
+                       (SELECT sum(balance) FROM account), (SELECT balance FROM account WHERE id = 2)
+                """
+            )
+            let row = try rows.next()
+            let count = try row?.value(at: 0) as Int? ?? -1
+            let high = try row?.value(at: 1) as Int? ?? -1
+            let sum = try row?.value(at: 2) as Int? ?? -1
+            let second = try row?.value(at: 3) as Int? ?? -1
+            let transactionID = try LitestreamReplica.transactionID(in: db)
+            return Observation(
+                high: high, transactionID: transactionID,
+                isConsistent: count == high && sum == 0 && second == high * (high + 1) / 2)
+        }
+    }
+
+    /// A primary pool with the schema, replicated by Litestream to `folder/replica`.
+    static func withReplicatedPrimary<T>(
+        _ body: (_ pool: DatabasePool, _ replicator: LitestreamPeers.Replicator, _ folder: String) throws -> T
+    ) throws -> T {
+        try TemporaryFile.withDatabasePath { path in
+            let folder = (path as NSString).deletingLastPathComponent
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try pool.write { db in try db.executeScript(schema) }
+            let replicator = try LitestreamPeers.Replicator(database: path, replica: folder + "/replica")
+            defer { replicator.kill() }
+            guard replicator.waitForSnapshot(in: folder + "/replica") else {
+                throw SQLCipherPeers.PeerError(message: "Litestream shipped no snapshot in 30 s")
+            }
+            return try body(pool, replicator, folder)
+        }
+    }
+
+    @Test("readers of a file replica see only committed states, moving forward, while the primary commits")
+    func readersFollowThePrimary() throws {
+        try LitestreamPeers.loadVFS()
+        try Self.withReplicatedPrimary { pool, _, folder in
+            let replicas = try (0..<2).map { _ in
+                try LitestreamReplica(replicaURL: "file://\(folder)/replica", pollInterval: 0.05)
+            }
+            defer { for replica in replicas { replica.close() } }
+            let writing = Locked(true)
+            let committed = Locked(0)
+            let writer = Thread {
+                var n = 0
+                while writing.current {
+                    n += 1
+                    guard (try? Self.commit(n, on: pool)) != nil else { return }
+                    committed.withLock { $0 = n }
+                    usleep(5_000)
+                }
+            }
+            writer.start()
+            var reads = 0
+            var inconsistent = 0
+            var backwards = 0
+            var highs = [0, 0]
+            var transactionIDs: [UInt64] = [0, 0]
+            let deadline = Date().addingTimeInterval(4)
+            while Date() < deadline {
+                for (index, replica) in replicas.enumerated() {
+                    let seen = try Self.observe(replica)
+                    reads += 1
+                    if !seen.isConsistent { inconsistent += 1 }
+                    if seen.high < highs[index] || seen.transactionID < transactionIDs[index] { backwards += 1 }
+                    highs[index] = seen.high
+                    transactionIDs[index] = seen.transactionID
+                }
+            }
+            writing.withLock { $0 = false }
+            while !writer.isFinished { usleep(1_000) }
+            let last = committed.current
+            #expect(last > 100, "the writer committed \(last) transactions")
+            #expect(inconsistent == 0, "\(inconsistent) of \(reads) reads saw a state the primary never committed")
+            #expect(backwards == 0, "\(backwards) of \(reads) reads went back")
+            #expect(highs.allSatisfy { $0 > 0 }, "the replicas followed the primary: \(highs) of \(last)")
+            // Litestream ships the last commits within its intervals: each replica reaches them.
+            for replica in replicas {
+                let caughtUp = Date().addingTimeInterval(10)
+                var seen = try Self.observe(replica)
+                while seen.high < last && Date() < caughtUp {
+                    usleep(20_000)
+                    seen = try Self.observe(replica)
+                }
+                #expect(seen.high == last && seen.isConsistent)
+            }
+        }
+    }
+
+    @Test("a write on a replica throws writeOnReplica with SQLITE_READONLY, and the replica is unchanged")
+    func writesAreRefused() throws {
+        try LitestreamPeers.loadVFS()
+        try Self.withReplicatedPrimary { pool, _, folder in
+            try Self.commit(1, on: pool)
+            let replica = try LitestreamReplica(replicaURL: "file://\(folder)/replica", pollInterval: 0.05)
+            defer { replica.close() }
+            let caughtUp = Date().addingTimeInterval(10)
+            while try Self.observe(replica).high < 1 && Date() < caughtUp { usleep(20_000) }
+            for sql in ["INSERT INTO txn (n) VALUES (99)", "CREATE TABLE other (x)", "DELETE FROM account"] {
+                #expect {
+                    try replica.read { db in try db.execute(sql) }
+                } throws: { error in
+                    let error = error as? DatabaseError
+                    return error?.reason == .writeOnReplica && error?.code == .readonly
+                }
+            }
+            let seen = try Self.observe(replica)
+            #expect(seen.high == 1 && seen.isConsistent)
+        }
+    }
+
+    @Test("an encrypted primary leaves no replica: opening it throws replicaHasNoTransaction at once")
+    func encryptedPrimaryHasNoReplica() throws {
+        try LitestreamPeers.loadVFS()
+        try TemporaryFile.withDatabasePath { path in
+            let folder = (path as NSString).deletingLastPathComponent
+            var configuration = Database.Configuration()
+            configuration.key = TestKeys.raw
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            defer { pool.close() }
+            try pool.write { db in try db.executeScript(Self.schema) }
+            let replicator = try LitestreamPeers.Replicator(database: path, replica: folder + "/replica")
+            defer { replicator.kill() }
+            for n in 1...20 {
+                try Self.commit(n, on: pool)
+                usleep(50_000)
+            }
+            #expect(!replicator.waitForSnapshot(in: folder + "/replica", seconds: 1))
+            let started = Date()
+            #expect {
+                _ = try LitestreamReplica(replicaURL: "file://\(folder)/replica")
+            } throws: { error in
+                (error as? DatabaseError)?.reason == .replicaHasNoTransaction
+            }
+            #expect(Date().timeIntervalSince(started) < 1, "the open fails at once instead of waiting")
+            #expect {
+                _ = try LitestreamReplica(replicaURL: "file://\(folder)/replica", configuration: configuration)
+            } throws: { error in
+                (error as? DatabaseError)?.reason == .invalidReplicaSetting("key")
+            }
+        }
+    }
+
+    @Test("once the VFS is loaded, every other connection of the process still opens, and has no litestream functions")
+    func otherConnectionsStillOpen() throws {
+        try LitestreamPeers.loadVFS()
+        // Loaded with a plain sqlite3_load_extension, Litestream 0.5.17's automatic extension would make each of
+        // these opens fail with "automatic extension loading failed".
+        let memory = try Database()
+        defer { memory.close() }
+        #expect(try memory.queryValue("SELECT 1", as: Int.self) == 1)
+        #expect(throws: DatabaseError.self) { try memory.execute("SELECT litestream_txid()") }
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try pool.write { db in try db.execute("CREATE TABLE t (x)") }
+            #expect(try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 0)
+        }
+    }
+
+    @Test("settings the replica cannot honour are refused by name; the VFS loads once per process")
+    func invalidSettings() throws {
+        try LitestreamPeers.loadVFS()
+        try LitestreamPeers.loadVFS()  // the same library again: nothing to do
+        #expect(LitestreamReplica.isVFSLoaded)
+        #expect {
+            try LitestreamReplica.loadVFS(atPath: "/nonexistent/other-litestream-vfs.so")
+        } throws: { error in
+            (error as? DatabaseError)?.reason == .replicaVFSLoadedFromAnotherPath
+        }
+        #expect {
+            _ = try LitestreamReplica(replicaURL: "")
+        } throws: { error in
+            (error as? DatabaseError)?.reason == .invalidReplicaSetting("replicaURL")
+        }
+        #expect {
+            _ = try LitestreamReplica(replicaURL: "file:///nonexistent", pollInterval: 0)
+        } throws: { error in
+            (error as? DatabaseError)?.reason == .invalidReplicaSetting("pollInterval")
+        }
+        #expect {
+            _ = try LitestreamReplica(replicaURL: "file:///nonexistent/replica")
+        } throws: { error in
+            (error as? DatabaseError)?.reason == .replicaHasNoTransaction
+        }
+    }
+}
