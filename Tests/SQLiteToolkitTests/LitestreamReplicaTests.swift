@@ -128,6 +128,62 @@ struct LitestreamReplicaTests {
         }
     }
 
+    /// Reads `replica` until it shows `high` or `seconds` pass; returns the last observation.
+    static func waitFor(_ high: Int, on replica: LitestreamReplica, seconds: Double = 10) throws -> Observation {
+        let deadline = Date().addingTimeInterval(seconds)
+        var seen = try observe(replica)
+        while seen.high < high && Date() < deadline {
+            usleep(20_000)
+            seen = try observe(replica)
+        }
+        return seen
+    }
+
+    @Test("a replica reader beside a primary that is killed, restored from the replica and replicated again")
+    func primaryKilledAndRestored() throws {
+        try LitestreamPeers.loadVFS()
+        try TemporaryFile.withDatabasePath { path in
+            let folder = (path as NSString).deletingLastPathComponent
+            let replicaFolder = folder + "/replica"
+            var pool: DatabasePool? = try DatabasePool(path: path)
+            try pool?.write { db in try db.executeScript(Self.schema) }
+            var replicator: LitestreamPeers.Replicator? = try LitestreamPeers.Replicator(
+                database: path, replica: replicaFolder)
+            #expect(replicator?.waitForSnapshot(in: replicaFolder) == true)
+            for n in 1...50 { try Self.commit(n, on: try #require(pool)) }
+            let replica = try LitestreamReplica(replicaURL: "file://\(replicaFolder)", pollInterval: 0.05)
+            defer { replica.close() }
+            let beforeKill = try Self.waitFor(50, on: replica)
+            #expect(beforeKill.high == 50 && beforeKill.isConsistent)
+
+            // The machine is gone: Litestream first, then the application, as a power cut would leave them.
+            replicator?.kill()
+            replicator = nil
+            pool?.close()
+            pool = nil
+            let orphaned = try Self.observe(replica)
+            #expect(orphaned.high == 50 && orphaned.isConsistent, "the replica still serves the last state")
+
+            // A new machine: restore, then replicate the restored file to the same replica and write on.
+            let restored = folder + "/restored.sqlite"
+            try LitestreamPeers.restore(replica: replicaFolder, to: restored)
+            let newPool = try DatabasePool(path: restored)
+            defer { newPool.close() }
+            #expect(try newPool.read { db in try db.queryValue("SELECT max(n) FROM txn", as: Int.self) } == 50)
+            let newReplicator = try LitestreamPeers.Replicator(database: restored, replica: replicaFolder)
+            defer { newReplicator.kill() }
+            for n in 51...80 {
+                try Self.commit(n, on: newPool)
+                usleep(10_000)
+            }
+            let after = try Self.waitFor(80, on: replica, seconds: 15)
+            #expect(after.isConsistent)
+            #expect(after.high >= 50, "the reader never goes back")
+            #expect(after.high == 80, "the reader follows the restored primary")
+            #expect(after.transactionID > beforeKill.transactionID)
+        }
+    }
+
     @Test("a write on a replica throws writeOnReplica with SQLITE_READONLY, and the replica is unchanged")
     func writesAreRefused() throws {
         try LitestreamPeers.loadVFS()
@@ -179,6 +235,28 @@ struct LitestreamReplicaTests {
             } throws: { error in
                 (error as? DatabaseError)?.reason == .invalidReplicaSetting("key")
             }
+        }
+    }
+
+    @Test("the article's sample: load the VFS once, open a file replica, read it")
+    func documentationSample() async throws {
+        let vfsPath = try #require(LitestreamPeers.vfs)
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let folder = (path as NSString).deletingLastPathComponent
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try await pool.write { db in try db.executeScript(Self.schema) }
+            for n in 1...3 { try Self.commit(n, on: pool) }
+            let replicator = try LitestreamPeers.Replicator(database: path, replica: folder + "/replica")
+            defer { replicator.kill() }
+            #expect(replicator.waitForSnapshot(in: folder + "/replica"))
+
+            try LitestreamReplica.loadVFS(atPath: vfsPath)  // once per process
+            let replica = try LitestreamReplica(replicaURL: "file://\(folder)/replica", pollInterval: 0.05)
+            let sql = "SELECT count(*) FROM txn"
+            let count = try await replica.read { db in try db.queryRequiredValue(sql, as: Int.self) }
+            #expect(count == 3)
+            replica.close()
         }
     }
 
