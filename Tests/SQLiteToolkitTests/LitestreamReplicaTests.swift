@@ -184,6 +184,108 @@ struct LitestreamReplicaTests {
         }
     }
 
+    /// The credentials moto accepts, and no `AWS_CA_BUNDLE`: with that variable set (as it is on some machines),
+    /// Litestream's S3 client fails to start ("unable to add custom RootCAs HTTPClient").
+    static let s3Environment = [
+        "LITESTREAM_ACCESS_KEY_ID": "test", "LITESTREAM_SECRET_ACCESS_KEY": "test", "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1", "AWS_CA_BUNDLE": "",
+    ]
+
+    /// Runs `executable` with `arguments` and `environment` added to this process's; returns its status and
+    /// standard output, or `nil` when it is still running after `seconds` (it is then killed).
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String], seconds: Double)
+        throws -> (status: Int32, output: String)?
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = LitestreamPeers.environment(adding: environment)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test(
+        "an S3 replica, with moto's S3 server on 127.0.0.1 standing in for the bucket, read in a child process",
+        .enabled(
+            if: LitestreamPeers.motoServer != nil,
+            "moto missing: run scripts/install-test-peers (pip package moto[server] 5.2.5)"))
+    func s3Replica() throws {
+        let moto = try #require(LitestreamPeers.motoServer)
+        let vfs = try #require(LitestreamPeers.vfs)
+        let port = Int.random(in: 20_000...40_000)
+        let endpoint = "http://127.0.0.1:\(port)"
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: moto)
+        server.arguments = ["-H", "127.0.0.1", "-p", "\(port)"]
+        server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        server.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        // The bucket, made through moto's own S3 API as soon as the server answers.
+        let python = LitestreamPeers.venv + "/bin/python"
+        let createBucket = """
+            import boto3, time
+            for attempt in range(100):
+                try:
+                    boto3.client("s3", endpoint_url="\(endpoint)").create_bucket(Bucket="app-backups")
+                    break
+                except Exception:
+                    time.sleep(0.1)
+            else:
+                raise SystemExit("moto did not answer")
+            """
+        let created = try Self.run(python, ["-c", createBucket], environment: Self.s3Environment, seconds: 30)
+        try #require(created?.status == 0, "creating the bucket: \(created?.output ?? "timed out")")
+
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try pool.write { db in try db.executeScript(Self.schema) }
+            let replicator = try LitestreamPeers.Replicator(
+                database: path,
+                replicaConfiguration: """
+                          type: s3
+                          bucket: app-backups
+                          path: app.sqlite
+                          endpoint: \(endpoint)
+                          region: us-east-1
+                          force-path-style: true
+                          sync-interval: 200ms
+                    """,
+                environment: Self.s3Environment)
+            defer { replicator.kill() }
+            for n in 1...40 {
+                try Self.commit(n, on: pool)
+                usleep(10_000)
+            }
+            let url = "s3://app-backups/app.sqlite?endpoint=\(endpoint)&region=us-east-1&forcePathStyle=true"
+            let helper = try TestHelper.executable().path
+            var read: (status: Int32, output: String)?
+            let deadline = Date().addingTimeInterval(20)
+            repeat {
+                read = try Self.run(helper, ["replica-read", vfs, url], environment: Self.s3Environment, seconds: 20)
+                if read?.output.contains("rows 40 1 40") == true { break }
+                usleep(200_000)
+            } while Date() < deadline
+            #expect(read?.status == 0)
+            #expect(read?.output.contains("rows 40 1 40") == true, "the replica read: \(read?.output ?? "timed out")")
+        }
+    }
+
     @Test("a write on a replica throws writeOnReplica with SQLITE_READONLY, and the replica is unchanged")
     func writesAreRefused() throws {
         try LitestreamPeers.loadVFS()
