@@ -15,7 +15,7 @@ import SQLiteBindings
 /// let count = try replica.read { db in try db.queryRequiredValue("SELECT count(*) FROM player", as: Int.self) }
 /// ```
 ///
-/// Each ``read(_:)`` runs in a deferred transaction, and so sees one state of the database that the primary
+/// Each `read` runs in a deferred transaction, and so sees one state of the database that the primary
 /// committed: Litestream's replica holds whole transactions (its LTX files), and the VFS moves its view forward
 /// only between read transactions, when its background poll (every ``pollInterval``) has found new files. Reads
 /// never see a state older than one they saw before. How far behind the primary they are is Litestream's
@@ -199,7 +199,7 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         try read { db in try LitestreamReplica.transactionID(in: db) }
     }
 
-    /// Litestream's transaction ID of the state `db`'s read transaction sees, inside a ``read(_:)``.
+    /// Litestream's transaction ID of the state `db`'s read transaction sees, inside a `read`.
     public static func transactionID(in db: Database) throws -> UInt64 {
         let text = try db.queryRequiredValue("SELECT litestream_txid()", as: String.self)
         guard let id = UInt64(text, radix: 16) else {
