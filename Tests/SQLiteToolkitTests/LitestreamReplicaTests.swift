@@ -399,6 +399,20 @@ struct LitestreamReplicaTests {
         } throws: { error in
             (error as? DatabaseError)?.reason == .invalidReplicaSetting("pollInterval")
         }
+        for interval in [1e300, -1, .nan, .infinity] {
+            #expect {
+                _ = try LitestreamReplica(replicaURL: "file:///nonexistent", pollInterval: interval)
+            } throws: { error in
+                (error as? DatabaseError)?.reason == .invalidReplicaSetting("pollInterval")
+            }
+        }
+        var otherVFS = Database.Configuration()
+        otherVFS.vfs = "unix-none"
+        #expect {
+            _ = try LitestreamReplica(replicaURL: "file:///nonexistent", configuration: otherVFS)
+        } throws: { error in
+            (error as? DatabaseError)?.reason == .invalidReplicaSetting("vfs")
+        }
         #expect {
             _ = try LitestreamReplica(replicaURL: "file:///nonexistent/replica")
         } throws: { error in

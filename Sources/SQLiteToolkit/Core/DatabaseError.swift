@@ -366,7 +366,8 @@ extension DatabaseError {
         /// process loads the VFS once.
         case replicaVFSLoadedFromAnotherPath
         /// A ``LitestreamReplica`` setting it cannot honour, by name: an empty `replicaURL`, a `pollInterval` under a
-        /// millisecond, a `key` (Litestream cannot replicate an encrypted database).
+        /// millisecond or over a day, a `key` (Litestream cannot replicate an encrypted database), a `vfs` (a
+        /// replica is read through Litestream's).
         case invalidReplicaSetting(String)
         /// The replica holds no transaction yet: Litestream has not shipped the database's first snapshot there (or
         /// never will, as for an encrypted database).

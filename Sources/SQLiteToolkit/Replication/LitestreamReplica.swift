@@ -107,15 +107,15 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
     ///
     /// - Parameters:
     ///   - replicaURL: the replica's URL, passed to the VFS as the URI parameter `replica_url`.
-    ///   - pollInterval: how often the VFS looks for new transactions (at least a millisecond); `nil` for its
+    ///   - pollInterval: how often the VFS looks for new transactions (from a millisecond to a day); `nil` for its
     ///     default, 1 second.
-    ///   - configuration: the connection's options; it is opened read-only through the VFS whatever
-    ///     ``Database/Configuration/isReadOnly`` and ``Database/Configuration/vfs`` say, and a key is refused.
+    ///   - configuration: the connection's options; it is opened read-only whatever
+    ///     ``Database/Configuration/isReadOnly`` says, and a key or a ``Database/Configuration/vfs`` is refused.
     ///   - setUp: runs on the connection before its first use (functions, collations, pragmas).
     /// - Throws: ``DatabaseError/Reason/replicaVFSNotLoaded`` before ``loadVFS(atPath:)``;
     ///   ``DatabaseError/Reason/replicaHasNoTransaction`` for a `file:` replica with no transaction;
-    ///   ``DatabaseError/Reason/invalidReplicaSetting(_:)`` for an empty URL, a poll interval under a millisecond,
-    ///   or a key; the error of the open or of the first read otherwise.
+    ///   ``DatabaseError/Reason/invalidReplicaSetting(_:)`` for an empty URL, a poll interval under a millisecond
+    ///   or over a day, a key or a VFS; the error of the open or of the first read otherwise.
     public init(
         replicaURL: String,
         pollInterval: TimeInterval? = nil,
@@ -130,10 +130,15 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         guard !replicaURL.isEmpty else {
             throw DatabaseError.misuse("a replica needs a replica URL", reason: .invalidReplicaSetting("replicaURL"))
         }
-        if let pollInterval, !(pollInterval >= 0.001) {
+        if let pollInterval, !(0.001...86_400).contains(pollInterval) {
             throw DatabaseError.misuse(
-                "a replica's poll interval must be at least a millisecond",
+                "a replica's poll interval must be from a millisecond to a day (it is \(pollInterval) seconds)",
                 reason: .invalidReplicaSetting("pollInterval"))
+        }
+        guard configuration.vfs == nil else {
+            throw DatabaseError.misuse(
+                "a replica is read through Litestream's VFS: the configuration cannot name another",
+                reason: .invalidReplicaSetting("vfs"))
         }
         guard configuration.key == nil else {
             throw DatabaseError.misuse(
@@ -151,7 +156,6 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         }
         var configuration = configuration
         configuration.isReadOnly = true
-        configuration.vfs = nil
         configuration.additionalOpenFlags.insert(.uri)
         var uri = "file:replica.sqlite?vfs=\(LitestreamReplica.vfsName)&replica_url="
         uri += Database.percentEncodedPath(replicaURL)
