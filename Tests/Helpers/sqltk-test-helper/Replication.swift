@@ -110,3 +110,33 @@ func replicaRead(_ arguments: [String]) throws {
     print("rows \(count) \(low) \(high)")
     print("txid \(String(transactionID, radix: 16))")
 }
+
+/// `replica-load-again VFS REPLICA_URL (load-extension|configuration)`: the VFS library loaded a second time through
+/// the toolkit's own extension loading, after ``LitestreamReplica/loadVFS(atPath:)``; then a plain connection opens.
+func replicaLoadAgain(_ arguments: [String]) throws {
+    guard arguments.count == 3, ["load-extension", "configuration"].contains(arguments[2]) else {
+        throw UsageError(description: "replica-load-again VFS REPLICA_URL (load-extension|configuration)")
+    }
+    try LitestreamReplica.loadVFS(atPath: arguments[0])
+    let replica = try LitestreamReplica(replicaURL: arguments[1])
+    defer { replica.close() }
+    do {
+        if arguments[2] == "load-extension" {
+            let db = try Database()
+            defer { db.close() }
+            try db.loadExtension(atPath: arguments[0], entryPoint: LitestreamReplica.entryPoint)
+        } else {
+            var configuration = Database.Configuration()
+            configuration.extensions = [.library(atPath: arguments[0], entryPoint: LitestreamReplica.entryPoint)]
+            let second = try LitestreamReplica(replicaURL: arguments[1], configuration: configuration)
+            second.close()
+        }
+        print("again: ok")
+    } catch let error as DatabaseError {
+        print("again: refused \(String(describing: error.reason))")
+    }
+    let other = try Database()
+    defer { other.close() }
+    _ = try other.queryValue("SELECT 1", as: Int.self)
+    print("other: opened")
+}

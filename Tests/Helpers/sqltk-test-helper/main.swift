@@ -36,6 +36,10 @@
 //   sqltk-test-helper replica-read VFS REPLICA_URL
 //       reads a Litestream replica through Litestream's VFS extension (loaded from VFS) without restoring it;
 //       prints "rows COUNT MIN MAX" of txn and "txid HEX"
+//   sqltk-test-helper replica-load-again VFS REPLICA_URL (load-extension|configuration)
+//       loads the VFS and opens the replica, then loads the same library again through the toolkit's own extension
+//       loading (Database.loadExtension, or Configuration.extensions of a second replica); prints "again: ok" or
+//       "again: refused REASON", then "other: opened" when a plain connection still opens afterwards
 //   sqltk-test-helper replica-bench PRIMARY VFS REPLICA_URL SECONDS RATE POLL_MS
 //       the measurement of scripts/litestream-replica-bench (ReplicaBench.swift): a replica's staleness behind a
 //       primary written at RATE transactions a second, and point reads a second on the replica and on a local file
@@ -65,6 +69,7 @@ let commands: [String: ([String]) throws -> Void] = [
     "replication-write": replicationWrite,
     "replication-verify": replicationVerify,
     "replica-read": replicaRead,
+    "replica-load-again": replicaLoadAgain,
     "replica-bench": replicaBench,
     "cipher-first-use": cipherFirstUse,
 ]

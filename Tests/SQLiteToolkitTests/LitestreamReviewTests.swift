@@ -1,0 +1,278 @@
+import Foundation
+import SQLiteToolkit
+import Testing
+
+/// Edge cases of ``LitestreamReplica``: the captured routines table against the toolkit's own extension loading,
+/// concurrent opens, one read spanning the VFS's polls, writes in every form, replica URLs with characters that mean
+/// something in a URL, and a close while a read runs. Serialized for the same reasons as `LitestreamReplicaTests`.
+@Suite(
+    "Litestream replica edge cases", .serialized,
+    .enabled(if: LitestreamPeers.isInstalled, Comment(rawValue: LitestreamPeers.missing)))
+struct LitestreamReviewTests {
+    typealias Base = LitestreamReplicaTests
+
+    /// A primary replicated to `folder/replica` with transactions 1...`count` shipped, and Litestream then killed, so
+    /// the replica folder stays as it is and can be copied.
+    static func withShippedReplica<T>(count: Int, _ body: (_ replica: String) throws -> T) throws -> T {
+        try Base.withReplicatedPrimary { pool, replicator, folder in
+            for n in 1...count { try Base.commit(n, on: pool) }
+            try LitestreamPeers.loadVFS()
+            let replica = try LitestreamReplica(replicaURL: "file://\(folder)/replica", pollInterval: 0.05)
+            let seen = try Base.waitFor(count, on: replica)
+            replica.close()
+            guard seen.high == count else {
+                throw SQLCipherPeers.PeerError(message: "the replica reached \(seen.high) of \(count) in 10 s")
+            }
+            replicator.kill()
+            return try body(folder + "/replica")
+        }
+    }
+
+    static func helper() throws -> String { try TestHelper.executable().path }
+
+    @Test("one read spanning several polls of the VFS sees one state: two statements agree while the primary commits")
+    func readSpanningPollsSeesOneState() throws {
+        try LitestreamPeers.loadVFS()
+        try Base.withReplicatedPrimary { pool, _, folder in
+            let replica = try LitestreamReplica(replicaURL: "file://\(folder)/replica", pollInterval: 0.02)
+            defer { replica.close() }
+            let writing = Locked(true)
+            let writer = Thread {
+                var n = 0
+                while writing.current {
+                    n += 1
+                    guard (try? Base.commit(n, on: pool)) != nil else { return }
+                    usleep(5_000)
+                }
+            }
+            writer.start()
+            defer {
+                writing.withLock { $0 = false }
+                while !writer.isFinished { usleep(1_000) }
+            }
+            _ = try Base.waitFor(1, on: replica)
+            var differing: [String] = []
+            for _ in 0..<5 {
+                try replica.read { db in
+                    // The first statement reads only the account table's page; the second only the txn table's,
+                    // which the connection has not read in this transaction: both must come from one state.
+                    let balance = try db.queryRequiredValue("SELECT balance FROM account WHERE id = 2", as: Int.self)
+                    // Several poll intervals and Litestream syncs pass while the read is open.
+                    usleep(700_000)
+                    let high = try db.queryRequiredValue("SELECT coalesce(max(n), 0) FROM txn", as: Int.self)
+                    let count = try db.queryRequiredValue("SELECT count(*) FROM txn", as: Int.self)
+                    if balance != high * (high + 1) / 2 || count != high {
+                        differing.append("balance \(balance), then max \(high), count \(count)")
+                    }
+                }
+            }
+            #expect(differing.isEmpty, "reads that saw two states: \(differing)")
+        }
+    }
+
+    @Test("transactionID(in:) is the ID of the state the read sees: it does not move while the read's data does not")
+    func transactionIDFollowsTheReadsState() throws {
+        try LitestreamPeers.loadVFS()
+        try Base.withReplicatedPrimary { pool, _, folder in
+            let replica = try LitestreamReplica(replicaURL: "file://\(folder)/replica", pollInterval: 0.02)
+            defer { replica.close() }
+            let writing = Locked(true)
+            let writer = Thread {
+                var n = 0
+                while writing.current {
+                    n += 1
+                    guard (try? Base.commit(n, on: pool)) != nil else { return }
+                    usleep(5_000)
+                }
+            }
+            writer.start()
+            defer {
+                writing.withLock { $0 = false }
+                while !writer.isFinished { usleep(1_000) }
+            }
+            _ = try Base.waitFor(1, on: replica)
+            var moved: [String] = []
+            for _ in 0..<3 {
+                try replica.read { db in
+                    let count = try db.queryRequiredValue("SELECT count(*) FROM txn", as: Int.self)
+                    let first = try LitestreamReplica.transactionID(in: db)
+                    usleep(700_000)
+                    let again = try db.queryRequiredValue("SELECT count(*) FROM txn", as: Int.self)
+                    let second = try LitestreamReplica.transactionID(in: db)
+                    if count == again && first != second { moved.append("\(count) rows: \(first) then \(second)") }
+                }
+            }
+            withKnownIssue("review: litestream_txid() is the VFS's live position, not the read's state") {
+                #expect(moved.isEmpty, "the ID moved while the data did not: \(moved)")
+            }
+        }
+    }
+
+    @Test("replicas opened from several threads at once all open and read the same shipped state")
+    func concurrentOpens() throws {
+        try Self.withShippedReplica(count: 5) { replica in
+            let results = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                let outcome: String
+                do {
+                    let reader = try LitestreamReplica(replicaURL: "file://\(replica)", pollInterval: 0.05)
+                    defer { reader.close() }
+                    let seen = try Base.observe(reader)
+                    outcome = seen.isConsistent ? "\(seen.high)" : "inconsistent \(seen.high)"
+                } catch {
+                    outcome = "error \(error)"
+                }
+                results.withLock { $0.append(outcome) }
+            }
+            #expect(results.current == ["5", "5", "5", "5"])
+        }
+    }
+
+    @Test("writes are refused in every form: after query_only is turned off, into an attached file, user_version")
+    func writesInEveryForm() throws {
+        try Self.withShippedReplica(count: 3) { replica in
+            let reader = try LitestreamReplica(replicaURL: "file://\(replica)", pollInterval: 0.05)
+            defer { reader.close() }
+            let attached = (replica as NSString).deletingLastPathComponent + "/attached.sqlite"
+            let statements = [
+                "PRAGMA user_version = 7",
+                "INSERT INTO txn (n) VALUES (424242)",
+            ]
+            for sql in statements {
+                #expect {
+                    try reader.read { db in
+                        try db.execute("PRAGMA query_only = OFF")
+                        try db.execute(sql)
+                    }
+                } throws: { error in
+                    (error as? DatabaseError)?.reason == .writeOnReplica
+                }
+            }
+            // An attached file on a read-only connection is read-only too: creating it is refused.
+            #expect(throws: DatabaseError.self) {
+                try reader.read { db in
+                    try db.execute("ATTACH DATABASE ? AS other", attached)
+                    try db.execute("CREATE TABLE other.t (x)")
+                }
+            }
+            let seen = try Base.observe(reader)
+            #expect(seen.high == 3 && seen.isConsistent)
+            #expect(try reader.read { db in try db.queryRequiredValue("PRAGMA user_version", as: Int.self) } == 0)
+            // A later read still refuses at SQLite's level (query_only back on) or the VFS's.
+            #expect {
+                try reader.read { db in try db.execute("DELETE FROM txn") }
+            } throws: { error in
+                (error as? DatabaseError)?.reason == .writeOnReplica
+            }
+        }
+    }
+
+    @Test("a refused write's error carries neither the bound value nor the replica's rows")
+    func refusedWriteLeaksNoValue() throws {
+        try Self.withShippedReplica(count: 2) { replica in
+            let reader = try LitestreamReplica(replicaURL: "file://\(replica)", pollInterval: 0.05)
+            defer { reader.close() }
+            do {
+                try reader.read { db in try db.execute("INSERT INTO txn (n) VALUES (?)", 987_654_321) }
+                Issue.record("the write was not refused")
+            } catch {
+                #expect(!String(describing: error).contains("987654321"))
+                #expect(!String(reflecting: error).contains("987654321"))
+            }
+        }
+    }
+
+    /// Copies `replica` to a folder whose name holds `odd`, reads it in a child process, and returns its output
+    /// (`nil` when it hung for 20 s and was killed).
+    static func readCopy(of replica: String, under odd: String) throws -> (status: Int32, output: String)? {
+        let base = (replica as NSString).deletingLastPathComponent + "/" + odd
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: replica, toPath: base + "/replica")
+        let vfs = try #require(LitestreamPeers.vfs)
+        return try Base.run(
+            try helper(), ["replica-read", vfs, "file://\(base)/replica"], environment: [:], seconds: 20)
+    }
+
+    @Test("a file replica in a folder whose name holds '&', '=' or '#' opens and reads")
+    func replicaURLWithAmpersandOrHash() throws {
+        try Self.withShippedReplica(count: 4) { replica in
+            for odd in ["a&b=c", "hash#tag"] {
+                let read = try Self.readCopy(of: replica, under: odd)
+                #expect(read?.output.contains("rows 4 1 4") == true, "\(odd): \(read?.output ?? "hung, killed")")
+            }
+        }
+    }
+
+    @Test("a file replica in a folder whose name holds a space or '?' opens, or throws: the open never hangs")
+    func replicaURLWithSpaceOrQuestionMark() throws {
+        try Self.withShippedReplica(count: 4) { replica in
+            for odd in ["with space", "what?now"] {
+                let read = try Self.readCopy(of: replica, under: odd)
+                withKnownIssue("review: the VFS waits forever on a file replica URL with a space or '?'") {
+                    #expect(read != nil, "\(odd): the open hung until killed")
+                }
+            }
+        }
+    }
+
+    @Test("an empty file replica named file:/path (one slash, which the VFS reads) throws at once instead of hanging")
+    func emptyReplicaWithOneSlash() throws {
+        try LitestreamPeers.loadVFS()
+        try TemporaryFile.withDatabasePath { path in
+            let empty = (path as NSString).deletingLastPathComponent + "/empty-replica"
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+            let vfs = try #require(LitestreamPeers.vfs)
+            let read = try Base.run(
+                try Self.helper(), ["replica-read", vfs, "file:\(empty)"], environment: [:], seconds: 20)
+            withKnownIssue("review: a file:/path URL skips the check for an empty replica, and the open hangs") {
+                #expect(read?.output.contains("the replica holds no transaction") == true, "\(read?.output ?? "hung")")
+            }
+        }
+    }
+
+    @Test("loading the VFS library again through the toolkit's own extension loading leaves the process usable")
+    func loadingTheLibraryAgain() throws {
+        try Self.withShippedReplica(count: 2) { replica in
+            let vfs = try #require(LitestreamPeers.vfs)
+            for mode in ["load-extension", "configuration"] {
+                let run = try Base.run(
+                    try Self.helper(), ["replica-load-again", vfs, "file://\(replica)", mode], environment: [:],
+                    seconds: 30)
+                withKnownIssue(
+                    "review: the VFS library loaded again by loadExtension breaks every later open or crashes"
+                ) {
+                    #expect(run?.output.contains("again: refused") == true, "\(mode): \(run?.output ?? "hung")")
+                    #expect(run?.output.contains("other: opened") == true, "\(mode): \(run?.output ?? "hung")")
+                }
+            }
+        }
+    }
+
+    @Test("close while a read runs waits for it; later reads throw accessAfterClose")
+    func closeWhileReading() throws {
+        try Self.withShippedReplica(count: 2) { replica in
+            let reader = try LitestreamReplica(replicaURL: "file://\(replica)", pollInterval: 0.05)
+            let inside = DispatchSemaphore(value: 0)
+            let count = Locked<Int?>(nil)
+            let thread = Thread {
+                count.withLock {
+                    $0 = try? reader.read { db in
+                        inside.signal()
+                        usleep(300_000)
+                        return try db.queryRequiredValue("SELECT count(*) FROM txn", as: Int.self)
+                    }
+                }
+            }
+            thread.start()
+            inside.wait()
+            reader.close()
+            while !thread.isFinished { usleep(1_000) }
+            #expect(count.current == 2)
+            #expect {
+                try reader.read { db in try db.queryValue("SELECT 1", as: Int.self) }
+            } throws: { error in
+                (error as? DatabaseError)?.reason == .accessAfterClose
+            }
+        }
+    }
+}
