@@ -240,10 +240,14 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         }
     }
 
-    /// The folder of a `file:` replica URL, `nil` for another store.
+    /// The folder of a `file:` replica URL, `nil` for another store. The VFS reads the scheme in any case and
+    /// `file:/path` as `file:///path`: each is checked, or the open of an empty folder would wait forever.
     static func fileReplicaFolder(_ url: String) -> String? {
-        guard url.hasPrefix("file://") else { return nil }
-        return percentDecoded(String(url.dropFirst("file://".count)))
+        guard url.lowercased().hasPrefix("file:") else { return nil }
+        let rest = url.dropFirst("file:".count)
+        if rest.hasPrefix("//") { return percentDecoded(String(rest.dropFirst(2))) }
+        guard rest.hasPrefix("/") else { return nil }
+        return percentDecoded(String(rest))
     }
 
     /// `text` with each `%XX` replaced by its byte, as the VFS reads a URL's path; a `%` not followed by two hex
