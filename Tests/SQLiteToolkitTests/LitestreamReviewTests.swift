@@ -239,12 +239,8 @@ struct LitestreamReviewTests {
                 let run = try Base.run(
                     try Self.helper(), ["replica-load-again", vfs, "file://\(replica)", mode], environment: [:],
                     seconds: 30)
-                withKnownIssue(
-                    "review: the VFS library loaded again by loadExtension breaks every later open or crashes"
-                ) {
-                    #expect(run?.output.contains("again: refused") == true, "\(mode): \(run?.output ?? "hung")")
-                    #expect(run?.output.contains("other: opened") == true, "\(mode): \(run?.output ?? "hung")")
-                }
+                #expect(run?.output.contains("again: refused") == true, "\(mode): \(run?.output ?? "hung")")
+                #expect(run?.output.contains("other: opened") == true, "\(mode): \(run?.output ?? "hung")")
             }
         }
     }

@@ -80,6 +80,16 @@ extension Database {
                 .misuse, name: path, message: "the extension's \(name) holds a NUL character at byte \(offset)",
                 reason: .embeddedNUL(offset: offset))
         }
+        // Loaded again by SQLite, Litestream's VFS would register its automatic extension for the whole process
+        // (see LitestreamReplica.loadVFS(atPath:)): every later open would fail, and a replica's open crashed.
+        if LitestreamReplica.isVFSLibrary(path) {
+            throw extensionError(
+                .misuse, name: path,
+                message:
+                    "the library is Litestream's VFS, which LitestreamReplica.loadVFS(atPath:) loaded: a replica's "
+                    + "connection has its functions, and SQLite must not load it again",
+                reason: .extensionLoadFailed(path: path))
+        }
         let connection = try connectionForExtension(named: path)
         let enable = connection.configure(.enableLoadExtension, 1)
         guard enable.code == .ok, enable.value == 1 else {

@@ -60,7 +60,8 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
     /// copy of SQLite's routines whose `sqlite3_auto_extension` records the function instead of registering it,
     /// and runs it only on the connections of ``LitestreamReplica``. The library stays loaded until the process
     /// ends (Go's runtime cannot be unloaded), and loading it twice would register the VFS twice: the toolkit
-    /// keeps the path it loaded.
+    /// keeps the path it loaded, and ``Database/loadExtension(atPath:entryPoint:)`` (so
+    /// ``Database/Configuration/extensions`` too) refuses that library.
     ///
     /// - Throws: ``DatabaseError`` with ``DatabaseError/Reason/extensionLoadFailed(path:)`` when the library cannot
     ///   be loaded, lacks ``entryPoint`` or its init function fails; ``DatabaseError/Reason/replicaVFSLoadedFromAnotherPath``
@@ -93,6 +94,16 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
 
     /// Whether ``loadVFS(atPath:)`` has loaded the VFS in this process.
     public static var isVFSLoaded: Bool { loadedVFS.withLock { $0 != nil } }
+
+    /// Whether `path`, as ``Database/loadExtension(atPath:entryPoint:)`` takes it (with or without its suffix),
+    /// names the library ``loadVFS(atPath:)`` loaded, symbolic links resolved.
+    static func isVFSLibrary(_ path: String) -> Bool {
+        guard let loaded = loadedVFS.withLock({ $0?.path }) else { return false }
+        let target = URL(fileURLWithPath: loaded).resolvingSymlinksInPath().path
+        return [path, path + ".so", path + ".dylib"].contains {
+            URL(fileURLWithPath: $0).resolvingSymlinksInPath().path == target
+        }
+    }
 
     /// The library the VFS was loaded from, `nil` until it is.
     private static let loadedVFS = LockedState<(path: String, library: CapturedExtensionLibrary)?>(nil)
