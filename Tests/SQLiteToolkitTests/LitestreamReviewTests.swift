@@ -203,15 +203,19 @@ struct LitestreamReviewTests {
         }
     }
 
-    @Test("a file replica in a folder whose name holds a space or '?' opens, or throws: the open never hangs")
+    @Test("a file replica whose path holds a space or '?' (never read by the VFS) is refused at once by name")
     func replicaURLWithSpaceOrQuestionMark() throws {
         try Self.withShippedReplica(count: 4) { replica in
             for odd in ["with space", "what?now"] {
                 let read = try Self.readCopy(of: replica, under: odd)
-                withKnownIssue("review: the VFS waits forever on a file replica URL with a space or '?'") {
-                    #expect(read != nil, "\(odd): the open hung until killed")
-                }
+                #expect(read?.output.contains("space or a question mark") == true, "\(odd): \(read?.output ?? "hung")")
             }
+        }
+        try LitestreamPeers.loadVFS()
+        #expect {
+            _ = try LitestreamReplica(replicaURL: "file:///tmp/with space/replica")
+        } throws: { error in
+            (error as? DatabaseError)?.reason == .invalidReplicaSetting("replicaURL")
         }
     }
 
@@ -233,16 +237,11 @@ struct LitestreamReviewTests {
         try Self.withShippedReplica(count: 3) { replica in
             // The folder is literally "lit%41": the VFS reads it from this URL.
             let literal = try Self.readCopy(of: replica, named: "lit%41", as: "file://FOLDER/lit%41/replica")
-            withKnownIssue("review: the toolkit percent-decodes a file replica's path, the VFS does not") {
-                #expect(literal?.output.contains("rows 3 1 3") == true, "\(literal?.output ?? "hung")")
-            }
+            #expect(literal?.output.contains("rows 3 1 3") == true, "\(literal?.output ?? "hung")")
             // The folder is "hash#tag"; the VFS reads "hash%23tag" literally, which does not exist.
             let encoded = try Self.readCopy(of: replica, named: "hash#tag", as: "file://FOLDER/hash%23tag/replica")
-            withKnownIssue("review: the toolkit percent-decodes a file replica's path, the VFS does not") {
-                #expect(
-                    encoded?.output.contains("the replica holds no transaction") == true, "\(encoded?.output ?? "hung")"
-                )
-            }
+            #expect(
+                encoded?.output.contains("the replica holds no transaction") == true, "\(encoded?.output ?? "hung")")
         }
     }
 

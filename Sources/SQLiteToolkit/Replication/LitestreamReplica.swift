@@ -125,8 +125,9 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
     ///   - setUp: runs on the connection before its first use (functions, collations, pragmas).
     /// - Throws: ``DatabaseError/Reason/replicaVFSNotLoaded`` before ``loadVFS(atPath:)``;
     ///   ``DatabaseError/Reason/replicaHasNoTransaction`` for a `file:` replica with no transaction;
-    ///   ``DatabaseError/Reason/invalidReplicaSetting(_:)`` for an empty URL, a poll interval under a millisecond
-    ///   or over a day, a key or a VFS; the error of the open or of the first read otherwise.
+    ///   ``DatabaseError/Reason/invalidReplicaSetting(_:)`` for an empty URL, a `file:` URL whose path holds a
+    ///   space or a question mark (the VFS never reads it), a poll interval under a millisecond or over a day, a
+    ///   key or a VFS; the error of the open or of the first read otherwise.
     public init(
         replicaURL: String,
         pollInterval: TimeInterval? = nil,
@@ -155,6 +156,15 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
             throw DatabaseError.misuse(
                 "Litestream cannot replicate an encrypted database: a replica takes no key",
                 reason: .invalidReplicaSetting("key"))
+        }
+        if let folder = LitestreamReplica.fileReplicaFolder(replicaURL),
+            folder.contains(where: { $0 == " " || $0 == "?" })
+        {
+            // Observed with release 0.5.17: whether written as is or percent-encoded, the VFS never finds such a
+            // folder's transactions, and its open waits forever.
+            throw DatabaseError.misuse(
+                "Litestream's VFS cannot read a file replica whose path holds a space or a question mark",
+                reason: .invalidReplicaSetting("replicaURL"))
         }
         if let folder = LitestreamReplica.fileReplicaFolder(replicaURL),
             !LitestreamReplica.holdsTransaction(folder)
@@ -251,33 +261,16 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         }
     }
 
-    /// The folder of a `file:` replica URL, `nil` for another store. The VFS reads the scheme in any case and
-    /// `file:/path` as `file:///path`: each is checked, or the open of an empty folder would wait forever.
+    /// The folder of a `file:` replica URL, `nil` for another store. The VFS reads the scheme in any case,
+    /// `file:/path` as `file:///path`, and the path as written: `%41` is not decoded (a folder named `lit%41` is read
+    /// from `file:///lit%41`, and `file:///a%23b` is not the folder `a#b`). Each is checked here, or the open of an
+    /// empty folder would wait forever.
     static func fileReplicaFolder(_ url: String) -> String? {
         guard url.lowercased().hasPrefix("file:") else { return nil }
         let rest = url.dropFirst("file:".count)
-        if rest.hasPrefix("//") { return percentDecoded(String(rest.dropFirst(2))) }
+        if rest.hasPrefix("//") { return String(rest.dropFirst(2)) }
         guard rest.hasPrefix("/") else { return nil }
-        return percentDecoded(String(rest))
-    }
-
-    /// `text` with each `%XX` replaced by its byte, as the VFS reads a URL's path; a `%` not followed by two hex
-    /// digits stays as it is.
-    static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var rest = Substring(text).utf8[...]
-        while let byte = rest.first {
-            rest = rest.dropFirst()
-            if byte == UInt8(ascii: "%"), rest.count >= 2,
-                let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                rest = rest.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(rest)
     }
 
     /// Whether a replica folder holds an LTX file at any compaction level (`ltx/LEVEL/MIN-MAX.ltx`).
