@@ -218,13 +218,17 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         try await LitestreamReplica.markingWritesAsync { try await queue.read(body) }
     }
 
-    /// Litestream's transaction ID of the state a read sees now (`litestream_txid()`): it grows with each
-    /// transaction the primary commits and Litestream ships, and never goes back.
+    /// The newest transaction ID the VFS has found (`litestream_txid()`): it grows with each transaction the
+    /// primary commits and Litestream ships, and never goes back. See ``transactionID(in:)``: it can be newer than
+    /// the state a read sees.
     public func transactionID() throws -> UInt64 {
         try read { db in try LitestreamReplica.transactionID(in: db) }
     }
 
-    /// Litestream's transaction ID of the state `db`'s read transaction sees, inside a `read`.
+    /// The newest transaction ID the VFS has found, inside a `read`: the VFS's position, not that of the state
+    /// `db`'s read transaction sees, which can be older. The VFS keeps a read's state while its poll moves on
+    /// (observed: the ID moved by six transactions inside one read whose rows stayed the same), so an ID read
+    /// after the read's first statement is at least that of its state, and one read before may be older.
     public static func transactionID(in db: Database) throws -> UInt64 {
         let text = try db.queryRequiredValue("SELECT litestream_txid()", as: String.self)
         guard let id = UInt64(text, radix: 16) else {
