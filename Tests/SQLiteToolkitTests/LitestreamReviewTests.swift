@@ -191,10 +191,8 @@ struct LitestreamReviewTests {
             _ = try LitestreamReplica(replicaURL: "bogus://reader:hunter2@replicas.example/app")
             Issue.record("the open did not fail")
         } catch {
-            withKnownIssue("review: a replica's errors carry the replica URL's password in their path") {
-                #expect(!String(describing: error).contains("hunter2"), "\(error)")
-                #expect((error as? DatabaseError)?.path?.contains("hunter2") == false)
-            }
+            #expect(!String(describing: error).contains("hunter2"), "\(error)")
+            #expect((error as? DatabaseError)?.path?.contains("reader%3A%2A%2A%2A%40replicas.example") == true)
         }
     }
 

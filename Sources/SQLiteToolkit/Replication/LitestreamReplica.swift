@@ -33,6 +33,8 @@ import SQLiteBindings
 /// handlers) beside the application, once.
 public final class LitestreamReplica: DatabaseReader, Sendable {
     private let queue: DatabaseQueue
+    /// ``path``: the connection's URI with any password of the replica URL masked, for errors and display.
+    private let maskedPath: String
 
     /// The replica's URL, as given: `file:///path/to/replica`, `s3://bucket/path`, and the other forms Litestream
     /// accepts.
@@ -178,26 +180,29 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         var configuration = configuration
         configuration.isReadOnly = true
         configuration.additionalOpenFlags.insert(.uri)
-        var uri = "file:replica.sqlite?vfs=\(LitestreamReplica.vfsName)&replica_url="
-        uri += Database.percentEncodedPath(replicaURL)
-        if let pollInterval {
-            uri += "&poll_interval=\(Int((pollInterval * 1000).rounded()))ms"
-        }
+        let poll = pollInterval.map { "&poll_interval=\(Int(($0 * 1000).rounded()))ms" } ?? ""
+        let prefix = "file:replica.sqlite?vfs=\(LitestreamReplica.vfsName)&replica_url="
+        let uri = prefix + Database.percentEncodedPath(replicaURL) + poll
+        let maskedPath = prefix + Database.percentEncodedPath(LitestreamReplica.maskingPassword(replicaURL)) + poll
         self.replicaURL = replicaURL
         self.pollInterval = pollInterval
-        queue = try DatabaseQueue(path: uri, configuration: configuration) { db in
-            // The extension's functions, which SQLite would have added at the open (see loadVFS(atPath:)).
-            library.runAutoExtensions(on: try db.connection())
-            try setUp?(db)
-            // The VFS refuses writes too; this makes SQLite refuse them before they reach it.
-            try db.execute("PRAGMA query_only = ON")
+        self.maskedPath = maskedPath
+        queue = try LitestreamReplica.mapping(uri, to: maskedPath) {
+            try DatabaseQueue(path: uri, configuration: configuration) { db in
+                // The extension's functions, which SQLite would have added at the open (see loadVFS(atPath:)).
+                library.runAutoExtensions(on: try db.connection())
+                try setUp?(db)
+                // The VFS refuses writes too; this makes SQLite refuse them before they reach it.
+                try db.execute("PRAGMA query_only = ON")
+            }
         }
         // The first read fetches the replica's newest state: an unreadable replica throws from the initializer.
         _ = try read { db in try db.queryValue("SELECT count(*) FROM sqlite_schema", as: Int.self) }
     }
 
-    /// The `file:` URI the connection is opened with.
-    public var path: String { queue.path }
+    /// The `file:` URI the connection is opened with, any password in the replica URL (`sftp://user:password@host`)
+    /// shown as `***`, as in the ``DatabaseError/path`` of the replica's errors.
+    public var path: String { maskedPath }
 
     /// Whether the replica is open (not closed by ``close()``).
     public var isOpen: Bool { queue.isOpen }
@@ -209,13 +214,13 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
     ///   ``DatabaseError/Reason/accessAfterClose`` after ``close()``.
     @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try LitestreamReplica.markingWrites { try queue.read(body) }
+        try LitestreamReplica.mapping(queue.path, to: maskedPath) { try queue.read(body) }
     }
 
     /// The blocking ``read(_:)`` for async code: waits without blocking a thread of Swift's cooperative pool.
     @discardableResult
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await LitestreamReplica.markingWritesAsync { try await queue.read(body) }
+        try await LitestreamReplica.mappingAsync(queue.path, to: maskedPath) { try await queue.read(body) }
     }
 
     /// The newest transaction ID the VFS has found (`litestream_txid()`): it grows with each transaction the
@@ -245,24 +250,41 @@ public final class LitestreamReplica: DatabaseReader, Sendable {
         queue.close()
     }
 
-    private static func markingWrites<T>(_ body: () throws -> T) throws -> T {
+    /// A replica's error as the caller sees it: a refused write as ``DatabaseError/Reason/writeOnReplica``, and the
+    /// connection's URI in its path with the replica URL's password masked.
+    private static func mapped(_ error: DatabaseError, path: String, maskedPath: String) -> DatabaseError {
+        var error = error
+        if error.code == .readonly { error.reason = .writeOnReplica }
+        if error.path == path { error.path = maskedPath }
+        return error
+    }
+
+    private static func mapping<T>(_ path: String, to maskedPath: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError where error.code == .readonly {
-            var error = error
-            error.reason = .writeOnReplica
-            throw error
+        } catch let error as DatabaseError {
+            throw mapped(error, path: path, maskedPath: maskedPath)
         }
     }
 
-    private static func markingWritesAsync<T>(_ body: () async throws -> T) async throws -> T {
+    private static func mappingAsync<T>(_ path: String, to maskedPath: String, _ body: () async throws -> T)
+        async throws -> T
+    {
         do {
             return try await body()
-        } catch let error as DatabaseError where error.code == .readonly {
-            var error = error
-            error.reason = .writeOnReplica
-            throw error
+        } catch let error as DatabaseError {
+            throw mapped(error, path: path, maskedPath: maskedPath)
         }
+    }
+
+    /// `url` with the password of its user information (`scheme://user:password@host`) replaced by `***`.
+    static func maskingPassword(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let authority = url[scheme.upperBound...].prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return url
+        }
+        return String(url[..<authority.index(after: colon)]) + "***" + String(url[at...])
     }
 
     /// The folder of a `file:` replica URL, `nil` for another store. The VFS reads the scheme in any case,
