@@ -168,6 +168,26 @@ struct LitestreamReviewTests {
         }
     }
 
+    @Test("an async read that writes throws writeOnReplica too")
+    func asyncWriteIsRefused() throws {
+        try Self.withShippedReplica(count: 1) { replica in
+            let reader = try LitestreamReplica(replicaURL: "file://\(replica)")
+            defer { reader.close() }
+            let reason = Locked<DatabaseError.Reason?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                do {
+                    try await reader.read { db in try db.execute("DELETE FROM txn") }
+                } catch {
+                    reason.withLock { $0 = (error as? DatabaseError)?.reason }
+                }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 60) == .success)
+            #expect(reason.current == .writeOnReplica)
+        }
+    }
+
     @Test("a refused write's error carries neither the bound value nor the replica's rows")
     func refusedWriteLeaksNoValue() throws {
         try Self.withShippedReplica(count: 2) { replica in
