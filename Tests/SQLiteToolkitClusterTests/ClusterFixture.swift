@@ -39,38 +39,38 @@ final class DqliteCluster {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/dqlite-cluster").path
 
-    /// Runs the script and returns what it printed; throws with its error output when it fails. The output goes
-    /// through files, not pipes: the nodes the script starts in the background would keep a pipe open, and
-    /// reading it to its end would wait for them.
+    /// Runs the script and returns what it printed; throws with its error output when it fails.
+    ///
+    /// Not `Process`: the nodes the script starts in the background inherit a descriptor that `Process` watches, so
+    /// waiting through `Process` would last as long as the nodes. Output goes to files for the same reason.
     @discardableResult
     static func script(_ arguments: [String]) throws -> String {
-        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("dqlite-cluster-\(UUID()).out")
-        let errorURL = outputURL.appendingPathExtension("err")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("dqlite-cluster-\(UUID())").path
+        let outputPath = base + ".out"
+        let errorPath = base + ".err"
         defer {
-            try? FileManager.default.removeItem(at: outputURL)
-            try? FileManager.default.removeItem(at: errorURL)
+            unlink(outputPath)
+            unlink(errorPath)
         }
-        let output = try FileHandle(forWritingTo: outputURL)
-        let errors = try FileHandle(forWritingTo: errorURL)
-        defer {
-            try? output.close()
-            try? errors.close()
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: scriptPath)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([scriptPath] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let code = posix_spawn(&pid, scriptPath, &actions, nil, argv, environ)
+        guard code == 0 else { throw ScriptFailure(message: "dqlite-cluster did not start: error \(code)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
             throw ScriptFailure(
                 message: "dqlite-cluster \(arguments.joined(separator: " ")) failed: "
-                    + ((try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""))
+                    + ((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""))
         }
-        return try String(contentsOf: outputURL, encoding: .utf8)
+        return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }
 
     struct ScriptFailure: Error, CustomStringConvertible {
