@@ -110,8 +110,9 @@ struct FailoverTests {
             let leader = try #require(probe.leaderAddress)
             probe.close()
             let index = try #require(cluster.addresses.firstIndex(of: leader))
-            let killedAt = now()
             try cluster.kill(index)
+            // The script returns once the node is dead: what is acknowledged from now on, another leader committed.
+            let killedAt = now()
             lastKilled = index
             var recovered: Double?
             while recovered == nil, now() - killedAt < 30 {
