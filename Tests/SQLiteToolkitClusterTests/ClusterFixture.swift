@@ -11,11 +11,22 @@ final class DqliteCluster {
     let directory: URL
     private(set) var addresses: [String] = []
 
+    /// Starts the nodes; a second and third time with other ports when a port was taken meanwhile.
     init(nodes: Int = 3) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("sqltk-dqlite-\(UUID().uuidString)")
-        let output = try DqliteCluster.script(["start", directory.path, "\(nodes)"])
-        addresses = output.split(separator: "\n").map(String.init)
+        var attempt = 1
+        while true {
+            do {
+                let output = try DqliteCluster.script(["start", directory.path, "\(nodes)"])
+                addresses = output.split(separator: "\n").map(String.init)
+                break
+            } catch {
+                stop()
+                if attempt == 3 { throw error }
+                attempt += 1
+            }
+        }
         #expect(addresses.count == nodes)
     }
 
