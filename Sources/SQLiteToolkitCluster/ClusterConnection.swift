@@ -123,7 +123,8 @@ public struct ClusterRow: Sendable, Hashable {
         let value = values[index]
         if value.isNull { return try T.readNull() }
         guard let converted = T.fromDatabaseValue(value) else {
-            throw ClusterError(.typeMismatch(column: columns.names[index], stored: value.storageDescription, type: "\(T.self)"))
+            throw ClusterError(
+                .typeMismatch(column: columns.names[index], stored: value.storageDescription, type: "\(T.self)"))
         }
         return converted
     }

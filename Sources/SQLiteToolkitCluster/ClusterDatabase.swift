@@ -141,7 +141,9 @@ public final class ClusterDatabase: @unchecked Sendable {
             } catch {
                 if node.socket.isOpen, transaction {
                     // The leader rolls back by itself when the connection breaks; a live one is told to.
-                    _ = try? node.exec("ROLLBACK", []) { ClusterError(.connectionLost(address: node.address, cause: $0)) }
+                    _ = try? node.exec("ROLLBACK", []) {
+                        ClusterError(.connectionLost(address: node.address, cause: $0))
+                    }
                 }
                 if !node.socket.isOpen { connection = nil }
                 throw error
@@ -195,14 +197,16 @@ struct LeaderSearch {
     /// A connection to `address` if it is the leader, else to the leader it names if that one agrees; nil when
     /// neither is.
     private func attempt(_ address: String) throws(ClusterError) -> NodeConnection? {
-        let node = try NodeConnection(address: address, connectTimeout: timeouts.connect, requestTimeout: timeouts.connect)
+        let node = try NodeConnection(
+            address: address, connectTimeout: timeouts.connect, requestTimeout: timeouts.connect)
         guard let leader = try node.leader() else {
             node.close()
             return nil
         }
         if leader == address { return node.withRequestTimeout(timeouts.request) }
         node.close()
-        let other = try NodeConnection(address: leader, connectTimeout: timeouts.connect, requestTimeout: timeouts.connect)
+        let other = try NodeConnection(
+            address: leader, connectTimeout: timeouts.connect, requestTimeout: timeouts.connect)
         if try other.leader() == leader { return other.withRequestTimeout(timeouts.request) }
         other.close()
         return nil

@@ -31,7 +31,8 @@ final class NodeConnection {
     func leader() throws(ClusterError) -> String? {
         var body = WireEncoder()
         body.uint64(0)
-        var response = try call(.leader, body, afterSending: { ClusterError(.connectionLost(address: address, cause: $0)) })
+        var response = try call(
+            .leader, body, afterSending: { ClusterError(.connectionLost(address: address, cause: $0)) })
         guard response.type == .node else { throw unexpected(response.type, "LEADER") }
         _ = try response.decoder.uint64()
         let leader = try response.decoder.text()
@@ -45,7 +46,8 @@ final class NodeConnection {
         body.uint64(0)
         // The server keeps its databases in its own in-memory VFS and takes this name for it.
         body.text("volatile")
-        var response = try call(.open, body, afterSending: { ClusterError(.connectionLost(address: address, cause: $0)) })
+        var response = try call(
+            .open, body, afterSending: { ClusterError(.connectionLost(address: address, cause: $0)) })
         guard response.type == .database else { throw unexpected(response.type, "OPEN") }
         databaseID = try response.decoder.uint32()
     }

@@ -91,7 +91,8 @@ final class NodeSocket {
                     Darwin.send(descriptor, buffer.baseAddress.map { $0 + sent }, bytes.count - sent, 0)
                 #else
                     // MSG_NOSIGNAL: a peer that is gone makes send fail with EPIPE instead of killing the process.
-                    systemSend(descriptor, buffer.baseAddress.map { $0 + sent }, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                    systemSend(
+                        descriptor, buffer.baseAddress.map { $0 + sent }, bytes.count - sent, Int32(MSG_NOSIGNAL))
                 #endif
             }
             if count < 0 {

@@ -75,7 +75,9 @@ struct ClusterDatabaseTests {
             }
         }
         try database.write { db in try db.execute("INSERT INTO t VALUES (2)") }
-        let values = try database.read { db in try db.fetchAll("SELECT n FROM t").map { try $0.value(at: 0, as: Int.self) } }
+        let values = try database.read { db in
+            try db.fetchAll("SELECT n FROM t").map { try $0.value(at: 0, as: Int.self) }
+        }
         #expect(values == [2])
     }
 
