@@ -11,6 +11,34 @@ final class DqliteCluster {
     let directory: URL
     private(set) var addresses: [String] = []
 
+    /// The network namespaces of the nodes (node 1 first) when started with `namespaces: true`.
+    private(set) var namespaces: [String] = []
+
+    /// Three nodes, each in a network namespace of its own on a bridge (scripts/dqlite-cluster start-netns; root).
+    init(namespaces: Bool) throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sqltk-dqlite-\(UUID().uuidString)")
+        do {
+            let output = try DqliteCluster.script(["start-netns", directory.path])
+            addresses = output.split(separator: "\n").map(String.init)
+            let names = try String(contentsOf: directory.appendingPathComponent("namespaces"), encoding: .utf8)
+            self.namespaces = names.split(separator: "\n").map(String.init)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Cuts node `index` (0-based) from the others: only a client inside its namespace still reaches it.
+    func partition(_ index: Int) throws {
+        _ = try DqliteCluster.script(["partition", directory.path, "\(index + 1)"])
+    }
+
+    /// Joins node `index` (0-based) to the others again.
+    func heal(_ index: Int) throws {
+        _ = try DqliteCluster.script(["heal", directory.path, "\(index + 1)"])
+    }
+
     /// Starts the nodes; a second and third time with other ports when a port was taken meanwhile.
     init(nodes: Int = 3) throws {
         directory = FileManager.default.temporaryDirectory
