@@ -81,6 +81,47 @@ struct ClusterDatabaseTests {
         #expect(values == [2])
     }
 
+    @Test func retryingRunsAgainOnlyWhatThePolicyAllows() throws {
+        let cluster = try DqliteCluster()
+        defer { cluster.stop() }
+        let database = try ClusterDatabase(nodes: cluster.addresses, name: "retry.db")
+        defer { database.close() }
+        var runs = 0
+        let leaderLost = ClusterError(.leadershipLost(address: "x"))
+        let value = try database.retrying(.init(maximumAttempts: 3, initialDelay: 0.01)) { () throws -> Int in
+            runs += 1
+            if runs < 3 { throw leaderLost }
+            return runs
+        }
+        #expect(value == 3)
+        runs = 0
+        let unknown = ClusterError(.outcomeUnknown(address: "x", cause: "y"))
+        #expect(throws: unknown) {
+            try database.retrying(.init(maximumAttempts: 3, initialDelay: 0.01)) {
+                runs += 1
+                throw unknown
+            }
+        }
+        #expect(runs == 1)
+        runs = 0
+        #expect(throws: unknown) {
+            try database.retrying(.init(maximumAttempts: 3, initialDelay: 0.01, retriesUnknownOutcome: true)) {
+                runs += 1
+                throw unknown
+            }
+        }
+        #expect(runs == 3)
+        // SQLite's own errors are the statement's, not the cluster's: never run again.
+        runs = 0
+        #expect(throws: ClusterError.self) {
+            try database.retrying(.init(maximumAttempts: 3, initialDelay: 0.01)) {
+                runs += 1
+                try database.execute("SELEKT 1")
+            }
+        }
+        #expect(runs == 1)
+    }
+
     @Test func unreachableNodesAreReportedByAddress() throws {
         // A port nothing listens on: connecting is refused at once.
         let error = try #require(throws: ClusterError.self) {
