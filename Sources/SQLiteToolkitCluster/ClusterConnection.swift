@@ -79,8 +79,8 @@ public final class ClusterConnection {
 
 /// A row read from the cluster: its values, copied out of the response, with the toolkit's value conversions.
 ///
-/// Reads convert with ``SQLiteToolkit/DatabaseValueConvertible/fromDatabaseValue(_:)``, which is stricter than
-/// ``SQLiteToolkit/Row``'s reads on a local connection (those follow SQLite's own conversions, text `'5'` read as the
+/// Reads convert with `DatabaseValueConvertible.fromDatabaseValue(_:)`, which is stricter than
+/// `Row`'s reads on a local connection (those follow SQLite's own conversions, text `'5'` read as the
 /// integer 5): the values were converted on the node already, so a mismatch throws.
 public struct ClusterRow: Sendable, Hashable {
     /// Column names and their positions, shared by every row of one result.

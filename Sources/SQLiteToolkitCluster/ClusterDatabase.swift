@@ -20,7 +20,7 @@ import SQLiteToolkit
 /// }
 /// ```
 ///
-/// It keeps one connection to the leader and runs one access at a time on it, like a ``SQLiteToolkit/DatabaseQueue``:
+/// It keeps one connection to the leader and runs one access at a time on it, like a `DatabaseQueue`:
 /// open several for parallel work. When the leader goes away, the next access finds the new one. An access that
 /// fails because the leader changed throws a ``ClusterError``; nothing is retried behind the caller's back (see
 /// ``retrying(_:_:)``).

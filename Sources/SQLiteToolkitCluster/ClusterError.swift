@@ -1,7 +1,7 @@
 /// An error of a dqlite cluster: a node that cannot be reached, a leader that changed, SQLite's own error on the
 /// leader, or a statement whose outcome is unknown.
 ///
-/// Like the toolkit's ``SQLiteToolkit/DatabaseError``, it carries no user data: no argument values, only
+/// Like the toolkit's `DatabaseError`, it carries no user data: no argument values, only
 /// addresses, codes and SQLite's messages (which name tables and columns, never values).
 public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
