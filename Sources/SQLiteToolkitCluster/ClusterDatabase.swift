@@ -156,7 +156,7 @@ public final class ClusterDatabase: @unchecked Sendable {
         if closed { throw ClusterError(.closed) }
         if let connection, connection.socket.isOpen { return connection }
         connection = nil
-        let found = try LeaderSearch(nodes: nodes, timeouts: timeouts, preferred: nil).run()
+        let found = try LeaderSearch(nodes: nodes, timeouts: timeouts).run()
         do {
             try found.open(name)
         } catch {
@@ -172,7 +172,6 @@ public final class ClusterDatabase: @unchecked Sendable {
 struct LeaderSearch {
     let nodes: [String]
     let timeouts: ClusterDatabase.Timeouts
-    let preferred: String?
 
     func run() throws(ClusterError) -> NodeConnection {
         let deadline = monotonicSeconds() + timeouts.leaderSearch

@@ -6,12 +6,10 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 
-    /// Whether the test can make network namespaces: root, and the `ip` command.
+    /// Whether this machine lets the test make network namespaces, veth pairs and a bridge (root with
+    /// CAP_NET_ADMIN): scripts/dqlite-cluster tries.
     private let namespacesAvailable =
-        getuid() == 0
-        && ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].contains {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
+        getuid() == 0 && dqliteInstalled && (try? DqliteCluster.script(["netns-check", "/tmp"])) != nil
 
     /// Runs `body` on a new thread that has entered the network namespace `name`: the sockets it opens are in that
     /// namespace. The thread ends with `body`, so no thread of the process stays in the namespace.
@@ -62,7 +60,7 @@ import Testing
         "A dqlite node partitioned away",
         .serialized,
         .enabled(if: dqliteInstalled, "needs dqlite-demo from Debian's go-dqlite (scripts/install-test-peers)"),
-        .enabled(if: namespacesAvailable, "needs root and the ip command to make network namespaces")
+        .enabled(if: namespacesAvailable, "needs root with CAP_NET_ADMIN and the ip command to make network namespaces")
     )
     struct PartitionTests {
         @Test(.timeLimit(.minutes(2)))
