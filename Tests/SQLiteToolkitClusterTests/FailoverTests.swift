@@ -52,8 +52,9 @@ private func now() -> Double {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9
 }
 
-/// How many times the failover test kills the leader: 2 in the suite; `SQLTK_DQLITE_KILLS=10` for the measurement.
-private let leaderKills = Int(ProcessInfo.processInfo.environment["SQLTK_DQLITE_KILLS"] ?? "") ?? 2
+/// How many times the failover test kills the leader: 2 in the suite; `SQLTK_DQLITE_KILLS=10` for the measurement
+/// (at least 1).
+private let leaderKills = max(1, Int(ProcessInfo.processInfo.environment["SQLTK_DQLITE_KILLS"] ?? "") ?? 2)
 
 @Suite(
     "Failover of a dqlite cluster",
