@@ -1,0 +1,212 @@
+import Foundation
+import SQLiteToolkit
+import SQLiteToolkitCluster
+import Testing
+
+/// Short timeouts for fake nodes on loopback: a fake answers at once or never.
+private let quick = ClusterDatabase.Timeouts(connect: 2, request: 5, leaderSearch: 5)
+
+/// The reason of the `ClusterError` that `body` throws, or nil when it throws nothing or another error.
+private func reason<T>(_ body: () throws -> T) -> ClusterError.Reason? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as ClusterError {
+        return error.reason
+    } catch {
+        return nil
+    }
+}
+
+/// Runs `body` on a thread of its own and waits up to `seconds` for it: false when it did not return in time
+/// (it is then left running).
+private func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        body()
+        done.signal()
+    }
+    return done.wait(timeout: .now() + seconds) == .success
+}
+
+@Suite("Review: the cluster client against malformed, slow and dropped responses")
+struct ClusterReviewTests {
+    /// Responses a node could send to a query that break the protocol: each gives a typed error.
+    static let malformedQueryResponses: [(String, [UInt8])] = [
+        (
+            "a row whose header claims more columns than it carries",
+            Fake.message(
+                7,
+                Fake.word(3) + Fake.text("a") + Fake.text("b") + Fake.text("c") + [1, 0, 0, 0, 0, 0, 0, 0]
+                    + Fake.word(7) + Fake.end)
+        ),
+        ("a column count larger than the response", Fake.message(7, Fake.word(UInt64.max) + Fake.end)),
+        ("a column name without its NUL", Fake.message(7, Fake.word(1) + Array("abcdefgh".utf8))),
+        (
+            "a text value without its NUL",
+            Fake.message(7, Fake.word(1) + Fake.text("v") + [3, 0, 0, 0, 0, 0, 0, 0] + Array("abcdefgh".utf8))
+        ),
+        (
+            "a value of an unknown type",
+            Fake.message(7, Fake.word(1) + Fake.text("v") + [15, 0, 0, 0, 0, 0, 0, 0] + Fake.word(0) + Fake.end)
+        ),
+        (
+            "a blob longer than its response",
+            Fake.message(
+                7, Fake.word(1) + Fake.text("v") + [4, 0, 0, 0, 0, 0, 0, 0] + Fake.word(UInt64.max) + Fake.end)
+        ),
+        ("rows without an end marker", Fake.message(7, Fake.word(1) + Fake.text("v"))),
+        ("a response of the wrong type", Fake.result),
+        ("a response of an unknown type", Fake.message(200, Fake.word(0))),
+        ("an empty failure response", Fake.message(0, [])),
+        ("EOF in the middle of a body", Array(Fake.textRows(["abc"]).prefix(20))),
+        ("EOF in the middle of a header", [3, 0, 0]),
+    ]
+
+    @Test("A malformed or truncated response is a typed error", arguments: 0..<malformedQueryResponses.count)
+    func malformedResponse(_ index: Int) throws {
+        let (_, bytes) = Self.malformedQueryResponses[index]
+        let node = try FakeNode.leader { _, type in type == 9 ? bytes : Fake.result }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        let thrown = reason { try cluster.fetchAll("SELECT v FROM t") }
+        #expect(thrown != nil, "\(Self.malformedQueryResponses[index].0)")
+    }
+
+    @Test(
+        "A header announcing 32 GiB is a typed error, not an allocation of 32 GiB",
+        .disabled("review: traps (allocation of 32 GiB) until fixed"))
+    func hugeSizeHeader() throws {
+        let node = try FakeNode.leader { _, _ in Fake.message(7, Fake.word(1), words: UInt32.max) }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        #expect(reason { try cluster.fetchAll("SELECT 1") } != nil)
+    }
+
+    @Test("After a protocol violation the connection is dropped, not read on by the next access")
+    func violationDropsConnection() throws {
+        let queries = SQLLog()
+        let node = try FakeNode.leader(log: queries) { sql, _ in
+            // The first query gets a broken part followed by a second part; a real node would also stream on.
+            if sql == "SELECT 1" {
+                return Fake.message(
+                    7, Fake.word(1) + Fake.text("v") + [15, 0, 0, 0, 0, 0, 0, 0] + Fake.word(0) + Fake.part)
+                    + Fake.textRows(["stale"])
+            }
+            return Fake.textRows(["fresh"])
+        }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        #expect(reason { try cluster.fetchAll("SELECT 1") } != nil)
+        withKnownIssue("review: a protocol violation leaves the connection open, and the next query reads the rest") {
+            let rows = try cluster.fetchAll("SELECT 2")
+            #expect(try rows.first?.value(at: 0, as: String.self) == "fresh")
+        }
+    }
+
+    @Test("A node that trickles its answer past the request timeout times out")
+    func trickledResponse() throws {
+        let slow = AddressBox()
+        let trickler = try FakeNode { peer, _ in
+            guard peer.handshake(leader: slow.value) else { return }
+            guard peer.request() != nil else { return }
+            // 48 bytes, one every 0.25 s: the whole answer takes 12 s, the request timeout is 1 s.
+            for byte in Fake.textRows(["late"]) {
+                usleep(250_000)
+                peer.send([byte])
+            }
+        }
+        slow.value = trickler.address
+        defer { trickler.stop() }
+        let cluster = try ClusterDatabase(
+            nodes: [trickler.address], name: "x", timeouts: .init(connect: 2, request: 1, leaderSearch: 5))
+        defer { cluster.close() }
+        withKnownIssue("review: the request timeout bounds each wait for a byte, not the response") {
+            #expect(reason { try cluster.fetchAll("SELECT 1") } != nil)
+        }
+    }
+
+    @Test(
+        "A timeout the client cannot honour is an error naming it",
+        .disabled("review: Int(Double.infinity) traps and a NaN leader search never ends, until fixed"),
+        arguments: [Double.infinity, .nan, -1, 1e300])
+    func unusableTimeout(_ seconds: Double) throws {
+        let node = try FakeNode.leader { _, _ in Fake.result }
+        defer { node.stop() }
+        for timeouts in [
+            ClusterDatabase.Timeouts(connect: seconds), .init(request: seconds), .init(leaderSearch: seconds),
+        ] {
+            let thrown = reason { try ClusterDatabase(nodes: [node.address], name: "x", timeouts: timeouts) }
+            guard case .unsupportedArgument = thrown else {
+                Issue.record("\(timeouts) gave \(String(describing: thrown))")
+                continue
+            }
+        }
+    }
+
+    @Test(
+        "A retry delay the client cannot honour is an error naming it",
+        .disabled("review: Int(Double.infinity) traps in the pause, until fixed"),
+        arguments: [Double.infinity, .nan, 1e300])
+    func unusableRetryDelay(_ seconds: Double) throws {
+        let node = try FakeNode.leader { _, _ in Fake.result }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        var runs = 0
+        let thrown = reason {
+            try cluster.retrying(.init(maximumAttempts: 2, initialDelay: seconds, maximumDelay: seconds)) {
+                runs += 1
+                throw ClusterError(.noLeader(addresses: []))
+            }
+        }
+        guard case .unsupportedArgument = thrown else {
+            Issue.record("gave \(String(describing: thrown))")
+            return
+        }
+        #expect(runs == 0)
+    }
+
+    @Test("An access inside an access of the same database fails fast instead of deadlocking")
+    func reentrantAccess() throws {
+        let node = try FakeNode.leader { _, type in type == 9 ? Fake.textRows(["a"]) : Fake.result }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        let outcome = SQLLog()
+        let returned = finishes(within: 20) {
+            let thrown = reason { try cluster.write { _ in try cluster.fetchAll("SELECT 1") } }
+            outcome.append("\(String(describing: thrown))")
+        }
+        withKnownIssue("review: a nested access deadlocks on the database's mutex") {
+            #expect(returned)
+            #expect(outcome.all.first?.contains("reentrant") == true)
+        }
+    }
+
+    @Test("A statement that writes in a read is not reported as safe to run again")
+    func writeInsideRead() throws {
+        let node = try FakeNode.leader { sql, _ in sql == "COMMIT" ? nil : Fake.result }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        var runs = 0
+        let thrown = reason {
+            try cluster.retrying(.init(maximumAttempts: 3, initialDelay: 0.01)) {
+                try cluster.read { db in
+                    runs += 1
+                    try db.execute("INSERT INTO t VALUES (1)")
+                }
+            }
+        }
+        withKnownIssue("review: a read runs writes, and a break during its COMMIT is a retryable connectionLost") {
+            #expect(runs == 1)
+            guard case .outcomeUnknown = thrown else {
+                Issue.record("gave \(String(describing: thrown))")
+                return
+            }
+        }
+    }
+}
