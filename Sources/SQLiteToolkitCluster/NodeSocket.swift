@@ -104,23 +104,29 @@ final class NodeSocket {
     }
 
     /// Receives exactly `count` bytes, or throws ``ClusterError/Reason/connectionLost(address:cause:)`` (and closes).
+    ///
+    /// The buffer grows with the bytes that arrive, not with `count`: a size header comes from the node, and one that
+    /// announces gigabytes it never sends must end in an error, not in an allocation of gigabytes.
     func receive(_ count: Int, timeout: Double) throws(ClusterError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var received = 0
-        while received < count {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(count, NodeSocket.chunk))
+        var chunk = [UInt8](repeating: 0, count: min(count, NodeSocket.chunk))
+        while bytes.count < count {
             try wait(for: Int16(POLLIN), timeout: timeout)
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                recv(descriptor, buffer.baseAddress.map { $0 + received }, count - received, 0)
-            }
+            let wanted = min(count - bytes.count, chunk.count)
+            let result = chunk.withUnsafeMutableBytes { buffer in recv(descriptor, buffer.baseAddress, wanted, 0) }
             if result == 0 { throw lost("the node closed the connection") }
             if result < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw lost(NodeSocket.errnoText())
             }
-            received += result
+            bytes.append(contentsOf: chunk[..<result])
         }
         return bytes
     }
+
+    /// The most bytes one `recv` reads.
+    private static let chunk = 64 * 1024
 
     private func wait(for events: Int16, timeout: Double) throws(ClusterError) {
         guard descriptor >= 0 else { throw ClusterError(.connectionLost(address: address, cause: "closed")) }
