@@ -29,6 +29,10 @@ final class NodeConnection {
 
     /// The leader this node knows of: nil when it knows none.
     func leader() throws(ClusterError) -> String? {
+        try droppingOnViolation { () throws(ClusterError) in try askLeader() }
+    }
+
+    private func askLeader() throws(ClusterError) -> String? {
         var body = WireEncoder()
         body.uint64(0)
         var response = try call(
@@ -41,6 +45,10 @@ final class NodeConnection {
 
     /// Opens the database `name` (created on first use).
     func open(_ name: String) throws(ClusterError) {
+        try droppingOnViolation { () throws(ClusterError) in try openDatabase(name) }
+    }
+
+    private func openDatabase(_ name: String) throws(ClusterError) {
         var body = WireEncoder()
         body.text(name)
         body.uint64(0)
@@ -57,6 +65,12 @@ final class NodeConnection {
     func exec(
         _ sql: String, _ arguments: [DatabaseValue], afterSending: (String) -> ClusterError
     ) throws(ClusterError) -> ExecutionResult {
+        try droppingOnViolation { () throws(ClusterError) in try execute(sql, arguments, afterSending: afterSending) }
+    }
+
+    private func execute(
+        _ sql: String, _ arguments: [DatabaseValue], afterSending: (String) -> ClusterError
+    ) throws(ClusterError) -> ExecutionResult {
         var response = try call(.execSQL, try statementBody(sql, arguments), afterSending: afterSending)
         guard response.type == .result else { throw unexpected(response.type, "EXEC_SQL") }
         let lastID = try response.decoder.uint64()
@@ -66,6 +80,12 @@ final class NodeConnection {
 
     /// Runs a query and reads every row, across the several responses a large result set takes.
     func query(
+        _ sql: String, _ arguments: [DatabaseValue], afterSending: (String) -> ClusterError
+    ) throws(ClusterError) -> (columns: [String], rows: [[DatabaseValue]]) {
+        try droppingOnViolation { () throws(ClusterError) in try readQuery(sql, arguments, afterSending: afterSending) }
+    }
+
+    private func readQuery(
         _ sql: String, _ arguments: [DatabaseValue], afterSending: (String) -> ClusterError
     ) throws(ClusterError) -> (columns: [String], rows: [[DatabaseValue]]) {
         var response = try call(.querySQL, try statementBody(sql, arguments), afterSending: afterSending)
@@ -119,6 +139,17 @@ final class NodeConnection {
                 }
             }
             rows.append(row)
+        }
+    }
+
+    /// Runs `body`, closing the connection when the node broke the protocol: the rest of what it sent (the next
+    /// part of a result set, say) would otherwise be read as the answer to the next request.
+    private func droppingOnViolation<T>(_ body: () throws(ClusterError) -> T) throws(ClusterError) -> T {
+        do {
+            return try body()
+        } catch {
+            if case .protocolViolation = error.reason { socket.close() }
+            throw error
         }
     }
 
