@@ -44,8 +44,17 @@ extension ClusterDatabase {
     /// ```
     ///
     /// The client never retries by itself: whether a statement may run twice is the caller's knowledge.
+    ///
+    /// - Throws: ``ClusterError/Reason/unsupportedArgument(_:)``, before running `body`, for a delay that is
+    ///   negative, not finite, or longer than 4,000 seconds (a pause is one `usleep` of at most `UInt32.max`
+    ///   microseconds).
     @discardableResult
     public func retrying<T>(_ policy: RetryPolicy, _ body: () throws -> T) throws -> T {
+        for (name, value) in [("initialDelay", policy.initialDelay), ("maximumDelay", policy.maximumDelay)] {
+            guard value.isFinite, value >= 0, value <= 4000 else {
+                throw ClusterError(.unsupportedArgument("\(name) is \(value) s; it must be between 0 and 4000 s"))
+            }
+        }
         var attempt = 1
         var delay = policy.initialDelay
         while true {

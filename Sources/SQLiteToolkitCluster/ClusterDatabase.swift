@@ -42,6 +42,21 @@ public final class ClusterDatabase: @unchecked Sendable {
             self.request = request
             self.leaderSearch = leaderSearch
         }
+
+        /// The longest timeout, in seconds: a wait is one `poll` of at most `Int32.max` milliseconds (about 24 days).
+        static let longest: Double = 2_000_000
+
+        /// Throws for a timeout the client cannot wait for: not finite (a NaN search never ended, an infinite one
+        /// trapped in the conversion to milliseconds), negative, or longer than ``longest``.
+        func validate() throws(ClusterError) {
+            for (name, value) in [("connect", connect), ("request", request), ("leaderSearch", leaderSearch)] {
+                guard value.isFinite, value >= 0, value <= Timeouts.longest else {
+                    throw ClusterError(
+                        .unsupportedArgument(
+                            "timeouts.\(name) is \(value) s; it must be between 0 and \(Int(Timeouts.longest)) s"))
+                }
+            }
+        }
     }
 
     /// The addresses the client looks for the leader at (`host:port` of the nodes' wire protocol).
@@ -58,8 +73,10 @@ public final class ClusterDatabase: @unchecked Sendable {
     /// Finds the leader among `nodes` and opens the database `name` (created when new).
     ///
     /// - Throws: ``ClusterError/Reason/noLeader(addresses:)`` or ``ClusterError/Reason/nodeUnreachable(address:cause:)``
-    ///   when no leader answers within `timeouts.leaderSearch`.
+    ///   when no leader answers within `timeouts.leaderSearch`; ``ClusterError/Reason/unsupportedArgument(_:)`` for a
+    ///   timeout that is negative, not finite, or longer than 2,000,000 seconds.
     public init(nodes: [String], name: String, timeouts: Timeouts = Timeouts()) throws(ClusterError) {
+        try timeouts.validate()
         guard !nodes.isEmpty else { throw ClusterError(.noLeader(addresses: [])) }
         self.nodes = nodes
         self.name = name

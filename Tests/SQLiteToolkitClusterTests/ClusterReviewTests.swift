@@ -128,7 +128,6 @@ struct ClusterReviewTests {
 
     @Test(
         "A timeout the client cannot honour is an error naming it",
-        .disabled("review: Int(Double.infinity) traps and a NaN leader search never ends, until fixed"),
         arguments: [Double.infinity, .nan, -1, 1e300])
     func unusableTimeout(_ seconds: Double) throws {
         let node = try FakeNode.leader { _, _ in Fake.result }
@@ -146,7 +145,6 @@ struct ClusterReviewTests {
 
     @Test(
         "A retry delay the client cannot honour is an error naming it",
-        .disabled("review: Int(Double.infinity) traps in the pause, until fixed"),
         arguments: [Double.infinity, .nan, 1e300])
     func unusableRetryDelay(_ seconds: Double) throws {
         let node = try FakeNode.leader { _, _ in Fake.result }
