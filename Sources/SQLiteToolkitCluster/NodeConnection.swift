@@ -14,7 +14,7 @@ final class NodeConnection {
         self.requestTimeout = requestTimeout
         var version = WireEncoder()
         version.uint64(Wire.protocolVersion)
-        try socket.send(version.body, timeout: requestTimeout)
+        try socket.send(version.body, deadline: Deadline(in: requestTimeout))
     }
 
     var address: String { socket.address }
@@ -174,18 +174,20 @@ final class NodeConnection {
     private func call(
         _ type: Wire.Request, _ body: WireEncoder, afterSending: (String) -> ClusterError
     ) throws(ClusterError) -> Response {
-        try socket.send(body.message(type), timeout: requestTimeout)
+        try socket.send(body.message(type), deadline: Deadline(in: requestTimeout))
         return try receive(afterSending: afterSending)
     }
 
     private func receive(afterSending: (String) -> ClusterError) throws(ClusterError) -> Response {
         let header: [UInt8]
         let body: [UInt8]
+        // One deadline for the header and the body: `requestTimeout` bounds the whole response.
+        let deadline = Deadline(in: requestTimeout)
         do {
-            header = try socket.receive(8, timeout: requestTimeout)
+            header = try socket.receive(8, deadline: deadline)
             var words: UInt32 = 0
             for index in (0..<4).reversed() { words = words << 8 | UInt32(header[index]) }
-            body = try socket.receive(Int(words) * 8, timeout: requestTimeout)
+            body = try socket.receive(Int(words) * 8, deadline: deadline)
         } catch {
             if case .connectionLost(_, let cause) = error.reason { throw afterSending(cause) }
             throw error

@@ -82,10 +82,10 @@ final class NodeSocket {
     }
 
     /// Sends every byte, or throws ``ClusterError/Reason/connectionLost(address:cause:)`` (and closes).
-    func send(_ bytes: [UInt8], timeout: Double) throws(ClusterError) {
+    func send(_ bytes: [UInt8], deadline: Deadline) throws(ClusterError) {
         var sent = 0
         while sent < bytes.count {
-            try wait(for: Int16(POLLOUT), timeout: timeout)
+            try wait(for: Int16(POLLOUT), deadline: deadline)
             let count = bytes.withUnsafeBytes { buffer in
                 #if canImport(Darwin)
                     Darwin.send(descriptor, buffer.baseAddress.map { $0 + sent }, bytes.count - sent, 0)
@@ -107,12 +107,12 @@ final class NodeSocket {
     ///
     /// The buffer grows with the bytes that arrive, not with `count`: a size header comes from the node, and one that
     /// announces gigabytes it never sends must end in an error, not in an allocation of gigabytes.
-    func receive(_ count: Int, timeout: Double) throws(ClusterError) -> [UInt8] {
+    func receive(_ count: Int, deadline: Deadline) throws(ClusterError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(min(count, NodeSocket.chunk))
         var chunk = [UInt8](repeating: 0, count: min(count, NodeSocket.chunk))
         while bytes.count < count {
-            try wait(for: Int16(POLLIN), timeout: timeout)
+            try wait(for: Int16(POLLIN), deadline: deadline)
             let wanted = min(count - bytes.count, chunk.count)
             let result = chunk.withUnsafeMutableBytes { buffer in recv(descriptor, buffer.baseAddress, wanted, 0) }
             if result == 0 { throw lost("the node closed the connection") }
@@ -128,14 +128,15 @@ final class NodeSocket {
     /// The most bytes one `recv` reads.
     private static let chunk = 64 * 1024
 
-    private func wait(for events: Int16, timeout: Double) throws(ClusterError) {
+    /// Waits for `events` until `deadline`: the deadline bounds a whole message, so a node that trickles a byte
+    /// at a time cannot hold the caller past it.
+    private func wait(for events: Int16, deadline: Deadline) throws(ClusterError) {
         guard descriptor >= 0 else { throw ClusterError(.connectionLost(address: address, cause: "closed")) }
         var entry = pollfd(fd: descriptor, events: events, revents: 0)
-        let milliseconds = Int32(clamping: Int((max(0, timeout) * 1000).rounded(.up)))
         while true {
-            let ready = poll(&entry, 1, milliseconds)
+            let ready = poll(&entry, 1, deadline.remainingMilliseconds)
             if ready > 0 { return }
-            if ready == 0 { throw lost("no answer within \(timeout) s") }
+            if ready == 0 { throw lost("no answer within \(deadline.seconds) s") }
             if errno != EINTR { throw lost(NodeSocket.errnoText()) }
         }
     }
@@ -198,6 +199,25 @@ final class NodeSocket {
 
     private static func errnoText() -> String {
         String(cString: strerror(errno))
+    }
+}
+
+/// The moment on the monotonic clock an exchange with a node must end by, and the timeout it was made from.
+struct Deadline {
+    let end: Double
+    let seconds: Double
+
+    /// `seconds` from now.
+    init(in seconds: Double) {
+        self.seconds = seconds
+        end = monotonicSeconds() + seconds
+    }
+
+    /// The milliseconds left, for `poll`: 0 once past, never more than `Int32.max`.
+    var remainingMilliseconds: Int32 {
+        let left = min(end - monotonicSeconds(), ClusterDatabase.Timeouts.longest)
+        guard left > 0 else { return 0 }
+        return Int32(clamping: Int((left * 1000).rounded(.up)))
     }
 }
 
