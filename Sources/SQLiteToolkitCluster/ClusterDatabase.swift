@@ -86,16 +86,22 @@ public final class ClusterDatabase: @unchecked Sendable {
 
     /// The address of the leader the client is connected to, or nil when it is not connected (after a failure).
     public var leaderAddress: String? {
-        mutex.withLock { connection?.socket.isOpen == true ? connection?.address : nil }
+        // Inside an access the calling thread holds the mutex already.
+        let address = { self.connection?.socket.isOpen == true ? self.connection?.address : nil }
+        return mutex.withLockUnlessHeld(address) ?? address()
     }
 
     /// Closes the connection; later accesses throw ``ClusterError/Reason/closed``.
+    ///
+    /// Called inside an access, it closes at once: the access's next statement throws.
     public func close() {
-        mutex.withLock {
-            connection?.close()
-            connection = nil
-            closed = true
+        let closeNow = {
+            self.connection?.close()
+            self.connection = nil
+            self.closed = true
         }
+        // Inside an access the calling thread holds the mutex already.
+        if mutex.withLockUnlessHeld(closeNow) == nil { closeNow() }
     }
 
     /// Runs `body` in a transaction (`BEGIN`, then `COMMIT` on the same leader connection): commits when it returns,
@@ -137,7 +143,7 @@ public final class ClusterDatabase: @unchecked Sendable {
     private func access<T>(
         transaction: Bool, reading: Bool = false, _ body: (ClusterConnection) throws -> T
     ) throws -> T {
-        try mutex.withLock { () throws -> T in
+        let value = try mutex.withLockUnlessHeld { () throws -> T in
             let node = try connectedLeader()
             let handle = ClusterConnection(node: node, inTransaction: transaction, reading: reading)
             defer { handle.invalidate() }
@@ -166,6 +172,9 @@ public final class ClusterDatabase: @unchecked Sendable {
                 throw error
             }
         }
+        // The mutex is not recursive: waiting for it on the thread that holds it would wait forever.
+        guard let value else { throw ClusterError(.reentrantAccess) }
+        return value
     }
 
     /// The connection to the leader, found again when the last one broke. Called with `mutex` held.
@@ -236,7 +245,8 @@ func monotonicSeconds() -> Double {
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-/// A mutex of the platform; `ClusterDatabase` holds it for a whole access, which serialises its accesses.
+/// A mutex of the platform that tells a thread when it holds it already (`PTHREAD_MUTEX_ERRORCHECK`);
+/// `ClusterDatabase` holds it for a whole access, which serialises its accesses.
 final class PthreadMutex: @unchecked Sendable {
     // @unchecked Sendable: a pthread mutex is made to be shared between threads; it stays at one address.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -244,7 +254,15 @@ final class PthreadMutex: @unchecked Sendable {
     init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        #if canImport(Glibc) || canImport(Musl)
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        #else
+            pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_ERRORCHECK)
+        #endif
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {
@@ -254,6 +272,13 @@ final class PthreadMutex: @unchecked Sendable {
 
     func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// `body`'s value with the mutex held, or nil without running it when the calling thread holds it already.
+    func withLockUnlessHeld<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T? {
+        guard pthread_mutex_lock(mutex) == 0 else { return nil }
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }

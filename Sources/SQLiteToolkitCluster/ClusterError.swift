@@ -29,6 +29,9 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The database was closed by ``ClusterDatabase/close()``, or a ``ClusterConnection`` was used after its
         /// access ended.
         case closed
+        /// An access of a ``ClusterDatabase`` began inside another access of the same database on the same
+        /// thread: it would wait for itself. Use the ``ClusterConnection`` the outer access gives.
+        case reentrantAccess
         /// A row has no such column.
         case columnNotFound(String)
         /// A column's value cannot be read as the type asked for (the storage class and size, never the value).
@@ -56,7 +59,9 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         switch reason {
         case .nodeUnreachable, .noLeader, .connectionLost, .leadershipLost: true
         case .sqlite(let code, _): code & 0xff == 5 || code & 0xff == 6  // SQLITE_BUSY, SQLITE_LOCKED
-        case .outcomeUnknown, .protocolViolation, .unsupportedArgument, .closed, .columnNotFound, .typeMismatch: false
+        case .outcomeUnknown, .protocolViolation, .unsupportedArgument, .closed, .reentrantAccess, .columnNotFound,
+            .typeMismatch:
+            false
         }
     }
 
@@ -73,6 +78,7 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         case .protocolViolation(let what): "dqlite protocol violation: \(what)"
         case .unsupportedArgument(let what): "unsupported argument: \(what)"
         case .closed: "the cluster database is closed"
+        case .reentrantAccess: "an access of a cluster database began inside another access of it on the same thread"
         case .columnNotFound(let what): "column not found: \(what)"
         case .typeMismatch(let column, let stored, let type): "column \(column) holds \(stored), not a \(type)"
         }

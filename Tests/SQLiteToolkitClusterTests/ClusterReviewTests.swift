@@ -175,11 +175,20 @@ struct ClusterReviewTests {
         let returned = finishes(within: 20) {
             let thrown = reason { try cluster.write { _ in try cluster.fetchAll("SELECT 1") } }
             outcome.append("\(String(describing: thrown))")
+            // close() and leaderAddress inside an access deadlocked too.
+            let inner = reason {
+                try cluster.write { db in
+                    _ = cluster.leaderAddress
+                    cluster.close()
+                    try db.execute("INSERT 1")
+                }
+            }
+            outcome.append("\(String(describing: inner))")
         }
-        withKnownIssue("review: a nested access deadlocks on the database's mutex") {
-            #expect(returned)
-            #expect(outcome.all.first?.contains("reentrant") == true)
-        }
+        #expect(returned)
+        #expect(outcome.all.first == "\(String(describing: Optional(ClusterError.Reason.reentrantAccess)))")
+        #expect(outcome.all.count == 2 && outcome.all.last != "nil")
+        #expect(reason { try cluster.fetchAll("SELECT 1") } == .closed)
     }
 
     @Test("A statement that writes in a read is not reported as safe to run again")
