@@ -24,7 +24,8 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         case sqlite(code: Int, message: String)
         /// The node answered something the protocol does not allow here.
         case protocolViolation(String)
-        /// An argument the wire protocol cannot carry (more than 255 arguments in one statement).
+        /// An argument the wire protocol cannot carry (more than 255 arguments in one statement, a text with a NUL, a
+        /// NaN), or a timeout or retry delay the client cannot wait for.
         case unsupportedArgument(String)
         /// The database was closed by ``ClusterDatabase/close()``, or a ``ClusterConnection`` was used after its
         /// access ended.

@@ -99,7 +99,13 @@ struct WireEncoder {
             switch value {
             case .null: uint64(0)
             case .integer(let integer): int64(integer)
-            case .real(let real): uint64(real.bitPattern)
+            case .real(let real):
+                // The node's SQLite would store NaN as NULL; the toolkit refuses it rather than change the value.
+                guard !real.isNaN else {
+                    throw ClusterError(
+                        .unsupportedArgument("argument \(index + 1) is NaN, which SQLite stores as NULL"))
+                }
+                uint64(real.bitPattern)
             case .text(let text):
                 guard !text.utf8.contains(0) else {
                     throw ClusterError(
