@@ -284,4 +284,27 @@ struct ClusterReviewNodeTests {
         #expect(failures.all.isEmpty)
         #expect(try cluster.fetchAll("SELECT count(*) FROM t").first?.value(at: 0, as: Int.self) == 200)
     }
+
+    @Test("A transaction a writeWithoutTransaction body leaves open does not swallow the next acknowledged writes")
+    func transactionLeftOpen() throws {
+        let nodes = try DqliteCluster()
+        defer { nodes.stop() }
+        let cluster = try ClusterDatabase(nodes: nodes.addresses, name: "review-open.db")
+        defer { cluster.close() }
+        let other = try ClusterDatabase(nodes: nodes.addresses, name: "review-open.db")
+        defer { other.close() }
+        try cluster.execute("CREATE TABLE t (n INTEGER)")
+        let left = reason {
+            try cluster.writeWithoutTransaction { db in
+                try db.execute("BEGIN")
+                try db.execute("INSERT INTO t VALUES (1)")
+            }
+        }
+        // Acknowledged: it must be committed, or the access before must have failed.
+        let acknowledged = reason { try cluster.execute("INSERT INTO t VALUES (2)") } == nil
+        let seen = try other.fetchAll("SELECT n FROM t WHERE n = 2").count
+        withKnownIssue("review: the BEGIN stays open on the leader connection and later statements join it") {
+            #expect(left != nil || !acknowledged || seen == 1)
+        }
+    }
 }
