@@ -49,6 +49,10 @@ final class NodeConnection {
     }
 
     private func openDatabase(_ name: String) throws(ClusterError) {
+        // The node reads the name up to its first NUL: "app\0.db" would open "app".
+        guard !name.utf8.contains(0) else {
+            throw ClusterError(.unsupportedArgument("the database name contains a NUL"))
+        }
         var body = WireEncoder()
         body.text(name)
         body.uint64(0)
