@@ -225,4 +225,24 @@ struct ClusterReviewTests {
             return
         }
     }
+
+    @Test("A COMMIT the body sends itself, whose answer never comes, is not run again by retrying")
+    func commitInsideWrite() throws {
+        let log = SQLLog()
+        let node = try FakeNode.leader(log: log) { sql, _ in sql == "COMMIT" ? nil : Fake.result }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        _ = reason {
+            try cluster.retrying(.init(maximumAttempts: 3, initialDelay: 0.01)) {
+                try cluster.write { db in
+                    try db.execute("INSERT 1")
+                    try db.execute("COMMIT")
+                }
+            }
+        }
+        withKnownIssue("review: in a write every break is leadershipLost (retryable), the body's own COMMIT too") {
+            #expect(log.all.filter { $0 == "INSERT 1" }.count == 1)
+        }
+    }
 }
