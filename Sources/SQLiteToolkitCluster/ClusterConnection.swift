@@ -4,6 +4,11 @@ import SQLiteToolkit
 ///
 /// A statement that fails because the leader changed throws a ``ClusterError``; in a transaction the whole
 /// transaction is lost (it is rolled back on the cluster) and the error says so.
+///
+/// A body may not control transactions: a statement (any of several in one text) that begins with `BEGIN`, `COMMIT`,
+/// `END`, `ROLLBACK`, `SAVEPOINT` or `RELEASE` throws ``ClusterError/Reason/transactionControl(keyword:)`` before
+/// anything is sent. In ``ClusterDatabase/read(_:)`` and ``ClusterDatabase/fetchAll(_:_:)`` the connection is
+/// read-only (`PRAGMA query_only`): the node refuses a statement that writes (`SQLITE_READONLY`).
 public final class ClusterConnection {
     private var node: NodeConnection?
     private let inTransaction: Bool
@@ -26,6 +31,7 @@ public final class ClusterConnection {
     /// Runs `sql` with `arguments` bound in order.
     @discardableResult
     public func execute(_ sql: String, arguments: [(any DatabaseValueConvertible)?]) throws -> ExecutionResult {
+        try refuseTransactionControl(sql)
         let node = try current()
         return try node.exec(sql, values(arguments), afterSending: failure(node))
     }
@@ -37,6 +43,7 @@ public final class ClusterConnection {
 
     /// The rows of `sql` with `arguments` bound in order.
     public func fetchAll(_ sql: String, arguments: [(any DatabaseValueConvertible)?]) throws -> [ClusterRow] {
+        try refuseTransactionControl(sql)
         let node = try current()
         let result = try node.query(sql, values(arguments), afterSending: failure(node))
         let index = ClusterRow.ColumnIndex(result.columns)
@@ -56,6 +63,14 @@ public final class ClusterConnection {
         return try row.value(at: 0, as: T?.self)
     }
 
+    /// A `COMMIT` a body sends itself would be reported like one of its statements (retryable in a transaction), and
+    /// a `BEGIN` outside one would stay open on the leader connection, holding later acknowledged statements.
+    private func refuseTransactionControl(_ sql: String) throws(ClusterError) {
+        if let keyword = TransactionControl.keyword(in: sql) {
+            throw ClusterError(.transactionControl(keyword: keyword))
+        }
+    }
+
     private func current() throws(ClusterError) -> NodeConnection {
         guard let node, node.socket.isOpen else {
             throw ClusterError(node == nil ? .closed : .connectionLost(address: node?.address ?? "", cause: "closed"))
@@ -67,8 +82,9 @@ public final class ClusterConnection {
         arguments.map { $0?.databaseValue ?? .null }
     }
 
-    /// What a break after sending means here: in a transaction, the transaction is lost (it was not committed);
-    /// in a read, nothing changed; otherwise the statement may have committed.
+    /// What a break after sending means here: in a transaction, the transaction is lost (it was not committed, and
+    /// the body cannot send a `COMMIT` of its own); in a read, nothing changed (`query_only` refuses every write);
+    /// otherwise the statement may have committed.
     private func failure(_ node: NodeConnection) -> (String) -> ClusterError {
         let address = node.address
         if inTransaction { return { _ in ClusterError(.leadershipLost(address: address)) } }

@@ -110,6 +110,11 @@ public final class ClusterDatabase: @unchecked Sendable {
     /// A leader change before the commit throws ``ClusterError/Reason/leadershipLost(address:)``: nothing of the
     /// transaction is committed. A connection that breaks while the `COMMIT` is in flight throws
     /// ``ClusterError/Reason/outcomeUnknown(address:cause:)``: it may be committed.
+    ///
+    /// `body` may not run `BEGIN`, `COMMIT`, `END`, `ROLLBACK`, `SAVEPOINT` or `RELEASE` (it throws
+    /// ``ClusterError/Reason/transactionControl(keyword:)``, and nothing of that statement is sent): the client
+    /// could not tell a break during the body's own `COMMIT` from one before it, and would report it as retryable.
+    /// To roll back, throw from `body`.
     @discardableResult
     public func write<T>(_ body: (ClusterConnection) throws -> T) throws -> T {
         try access(transaction: true, body)
@@ -117,6 +122,13 @@ public final class ClusterDatabase: @unchecked Sendable {
 
     /// Runs `body` in a transaction that only reads. dqlite serves every read on the leader, so a read sees every
     /// commit acknowledged before it started.
+    ///
+    /// The connection is read-only for the read (`PRAGMA query_only`, switched only when the connection goes from
+    /// writes to reads or back): the node refuses a statement that writes, an `INSERT … RETURNING` too, with
+    /// SQLite's `SQLITE_READONLY` (dqlite 1.11 garbles the code of a refused query, but still refuses it). So a read never changes the database, and a break during one, its `COMMIT`
+    /// included, is ``ClusterError/Reason/connectionLost(address:cause:)`` or
+    /// ``ClusterError/Reason/leadershipLost(address:)``, which ``retrying(_:_:)`` may run again safely. `body` may
+    /// not run transaction control statements either (see ``write(_:)``).
     @discardableResult
     public func read<T>(_ body: (ClusterConnection) throws -> T) throws -> T {
         try access(transaction: true, reading: true, body)
@@ -124,6 +136,9 @@ public final class ClusterDatabase: @unchecked Sendable {
 
     /// Runs `body` outside any transaction: each statement commits on its own, and one whose connection breaks after
     /// it was sent throws ``ClusterError/Reason/outcomeUnknown(address:cause:)``.
+    ///
+    /// `body` may not open a transaction of its own (``ClusterError/Reason/transactionControl(keyword:)``, nothing
+    /// sent): left open on the leader connection, it would hold every later statement, acknowledged but uncommitted.
     @discardableResult
     public func writeWithoutTransaction<T>(_ body: (ClusterConnection) throws -> T) throws -> T {
         try access(transaction: false, body)
@@ -135,7 +150,8 @@ public final class ClusterDatabase: @unchecked Sendable {
         try writeWithoutTransaction { db in try db.execute(sql, arguments: arguments) }
     }
 
-    /// Runs one query outside any transaction and returns its rows.
+    /// Runs one query outside any transaction and returns its rows, on a read-only connection as in ``read(_:)``: the
+    /// node refuses a statement that writes, and a break is retryable.
     public func fetchAll(_ sql: String, _ arguments: (any DatabaseValueConvertible)?...) throws -> [ClusterRow] {
         try access(transaction: false, reading: true) { db in try db.fetchAll(sql, arguments: arguments) }
     }
@@ -148,11 +164,21 @@ public final class ClusterDatabase: @unchecked Sendable {
             let handle = ClusterConnection(node: node, inTransaction: transaction, reading: reading)
             defer { handle.invalidate() }
             do {
+                if node.queryOnly != reading {
+                    // Only a switch between writes and reads costs a round trip. A break before the answer changed
+                    // nothing that a retry could repeat: the pragma writes nothing to the database.
+                    _ = try node.exec("PRAGMA query_only = \(reading ? 1 : 0)", []) {
+                        ClusterError(.connectionLost(address: node.address, cause: $0))
+                    }
+                    node.queryOnly = reading
+                }
                 if transaction {
                     _ = try node.exec("BEGIN", []) { ClusterError(.connectionLost(address: node.address, cause: $0)) }
                 }
                 let value = try body(handle)
                 if transaction {
+                    // A read's connection is query_only, so its transaction wrote nothing: a break during its COMMIT
+                    // is as safe to run again as one before it.
                     _ = try node.exec("COMMIT", []) { cause in
                         reading
                             ? ClusterError(.connectionLost(address: node.address, cause: cause))

@@ -33,6 +33,10 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An access of a ``ClusterDatabase`` began inside another access of the same database on the same
         /// thread: it would wait for itself. Use the ``ClusterConnection`` the outer access gives.
         case reentrantAccess
+        /// A statement a body ran begins with `BEGIN`, `COMMIT`, `END`, `ROLLBACK`, `SAVEPOINT` or `RELEASE`
+        /// (`keyword`, upper-cased): transactions belong to ``ClusterDatabase`` (``ClusterDatabase/write(_:)``), which
+        /// alone knows whether a break left something committed. Nothing of the statement was sent.
+        case transactionControl(keyword: String)
         /// A row has no such column.
         case columnNotFound(String)
         /// A column's value cannot be read as the type asked for (the storage class and size, never the value).
@@ -60,8 +64,8 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         switch reason {
         case .nodeUnreachable, .noLeader, .connectionLost, .leadershipLost: true
         case .sqlite(let code, _): code & 0xff == 5 || code & 0xff == 6  // SQLITE_BUSY, SQLITE_LOCKED
-        case .outcomeUnknown, .protocolViolation, .unsupportedArgument, .closed, .reentrantAccess, .columnNotFound,
-            .typeMismatch:
+        case .outcomeUnknown, .protocolViolation, .unsupportedArgument, .closed, .reentrantAccess,
+            .transactionControl, .columnNotFound, .typeMismatch:
             false
         }
     }
@@ -80,6 +84,8 @@ public struct ClusterError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedArgument(let what): "unsupported argument: \(what)"
         case .closed: "the cluster database is closed"
         case .reentrantAccess: "an access of a cluster database began inside another access of it on the same thread"
+        case .transactionControl(let keyword):
+            "\(keyword) in an access of a cluster database: transactions are the client's (use write)"
         case .columnNotFound(let what): "column not found: \(what)"
         case .typeMismatch(let column, let stored, let type): "column \(column) holds \(stored), not a \(type)"
         }

@@ -7,6 +7,9 @@ final class NodeConnection {
     /// The database opened on this connection (a connection opens at most one).
     private(set) var databaseID: UInt32?
     private(set) var requestTimeout: Double
+    /// Whether `PRAGMA query_only` is on for this connection (SQLite starts with it off), so that reads in a row
+    /// switch it once, not once each.
+    var queryOnly = false
 
     /// Connects and sends the protocol version.
     init(address: String, connectTimeout: Double, requestTimeout: Double) throws(ClusterError) {

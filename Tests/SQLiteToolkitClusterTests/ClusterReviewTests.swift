@@ -89,6 +89,7 @@ struct ClusterReviewTests {
         let queries = SQLLog()
         let node = try FakeNode.leader(log: queries) { sql, _ in
             // The first query gets a broken part followed by a second part; a real node would also stream on.
+            if sql.hasPrefix("PRAGMA") { return Fake.result }
             if sql == "SELECT 1" {
                 return Fake.message(
                     7, Fake.word(1) + Fake.text("v") + [15, 0, 0, 0, 0, 0, 0, 0] + Fake.word(0) + Fake.part)
@@ -191,28 +192,24 @@ struct ClusterReviewTests {
         #expect(reason { try cluster.fetchAll("SELECT 1") } == .closed)
     }
 
-    @Test("A statement that writes in a read is not reported as safe to run again")
-    func writeInsideRead() throws {
-        let node = try FakeNode.leader { sql, _ in sql == "COMMIT" ? nil : Fake.result }
+    @Test("A read makes the connection query_only once for reads in a row, and writable again before a write")
+    func readIsQueryOnly() throws {
+        let log = SQLLog()
+        let node = try FakeNode.leader(log: log) { _, type in type == 9 ? Fake.textRows([]) : Fake.result }
         defer { node.stop() }
         let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
         defer { cluster.close() }
-        var runs = 0
-        let thrown = reason {
-            try cluster.retrying(.init(maximumAttempts: 3, initialDelay: 0.01)) {
-                try cluster.read { db in
-                    runs += 1
-                    try db.execute("INSERT INTO t VALUES (1)")
-                }
-            }
-        }
-        withKnownIssue("review: a read runs writes, and a break during its COMMIT is a retryable connectionLost") {
-            #expect(runs == 1)
-            guard case .outcomeUnknown = thrown else {
-                Issue.record("gave \(String(describing: thrown))")
-                return
-            }
-        }
+        try cluster.read { db in _ = try db.fetchAll("SELECT 1") }
+        _ = try cluster.fetchAll("SELECT 2")
+        try cluster.write { db in try db.execute("INSERT 1") }
+        try cluster.execute("INSERT 2")
+        try cluster.read { db in _ = try db.fetchAll("SELECT 3") }
+        #expect(
+            log.all == [
+                "PRAGMA query_only = 1", "BEGIN", "SELECT 1", "COMMIT", "SELECT 2",
+                "PRAGMA query_only = 0", "BEGIN", "INSERT 1", "COMMIT", "INSERT 2",
+                "PRAGMA query_only = 1", "BEGIN", "SELECT 3", "COMMIT",
+            ])
     }
 
     @Test("A database name with a NUL is refused, not cut at the NUL")
@@ -226,14 +223,14 @@ struct ClusterReviewTests {
         }
     }
 
-    @Test("A COMMIT the body sends itself, whose answer never comes, is not run again by retrying")
+    @Test("A COMMIT the body sends itself is refused before it is sent, and retrying does not run the body again")
     func commitInsideWrite() throws {
         let log = SQLLog()
         let node = try FakeNode.leader(log: log) { sql, _ in sql == "COMMIT" ? nil : Fake.result }
         defer { node.stop() }
         let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
         defer { cluster.close() }
-        _ = reason {
+        let thrown = reason {
             try cluster.retrying(.init(maximumAttempts: 3, initialDelay: 0.01)) {
                 try cluster.write { db in
                     try db.execute("INSERT 1")
@@ -241,8 +238,56 @@ struct ClusterReviewTests {
                 }
             }
         }
-        withKnownIssue("review: in a write every break is leadershipLost (retryable), the body's own COMMIT too") {
-            #expect(log.all.filter { $0 == "INSERT 1" }.count == 1)
-        }
+        #expect(thrown == .transactionControl(keyword: "COMMIT"))
+        #expect(log.all == ["BEGIN", "INSERT 1", "ROLLBACK"])
+    }
+
+    /// Transaction control in every spelling a node would run, alone or after other statements in one text.
+    static let transactionControlTexts: [(String, String)] = [
+        ("BEGIN", "BEGIN"), ("begin immediate", "BEGIN"), ("  \n\tCommit", "COMMIT"), ("END TRANSACTION", "END"),
+        ("-- why\nROLLBACK", "ROLLBACK"), ("/* a */ /* b */savepoint s", "SAVEPOINT"), ("Release s", "RELEASE"),
+        ("ROLLBACK TO s", "ROLLBACK"), ("SELECT 1; COMMIT", "COMMIT"), ("SELECT ';'; /* ; */ begin", "BEGIN"),
+        (
+            "CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT CASE WHEN 1 THEN 2 END; END; SAVEPOINT x",
+            "SAVEPOINT"
+        ),
+    ]
+
+    @Test(
+        "Transaction control in any body is a typed error naming the keyword, and nothing is sent",
+        arguments: 0..<transactionControlTexts.count)
+    func transactionControlRefused(_ index: Int) throws {
+        let (sql, keyword) = Self.transactionControlTexts[index]
+        let log = SQLLog()
+        let node = try FakeNode.leader(log: log) { _, type in type == 9 ? Fake.textRows([]) : Fake.result }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        let expected = ClusterError.Reason.transactionControl(keyword: keyword)
+        #expect(reason { try cluster.execute(sql) } == expected)
+        #expect(reason { try cluster.fetchAll(sql) } == expected)
+        #expect(reason { try cluster.writeWithoutTransaction { db in try db.execute(sql) } } == expected)
+        #expect(reason { try cluster.read { db in try db.fetchAll(sql) } } == expected)
+        #expect(reason { try cluster.write { db in try db.fetchOne(sql) } } == expected)
+        // Only the client's own statements went out: the pragma of reads, and a transaction it began and rolled back.
+        #expect(log.all.allSatisfy { ["BEGIN", "ROLLBACK"].contains($0) || $0.hasPrefix("PRAGMA query_only = ") })
+        #expect(!ClusterError(expected).isRetryable)
+    }
+
+    @Test("Statements that only contain the keywords, and a trigger's BEGIN and END, are sent")
+    func transactionKeywordsElsewhereAllowed() throws {
+        let log = SQLLog()
+        let node = try FakeNode.leader(log: log) { _, _ in Fake.result }
+        defer { node.stop() }
+        let cluster = try ClusterDatabase(nodes: [node.address], name: "x", timeouts: quick)
+        defer { cluster.close() }
+        let texts = [
+            "INSERT INTO t (\"begin\", [commit]) VALUES ('END', 'ROLLBACK; BEGIN')",
+            "CREATE TABLE savepoint_log (release TEXT)",
+            "CREATE TEMP TRIGGER g AFTER INSERT ON t BEGIN UPDATE t SET n = CASE WHEN n > 1 THEN 1 END; END",
+            "CREATE TABLE a (n); -- COMMIT\nCREATE TABLE b (n) /* ; ROLLBACK */",
+        ]
+        for sql in texts { try cluster.execute(sql) }
+        #expect(log.all == texts)
     }
 }
