@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "SQLiteToolkitTesting", targets: ["SQLiteToolkitTesting"]),
         // The prefixed C API itself, for code that calls SQLite directly (and the benchmarks' raw C baseline).
         .library(name: "CSQLiteToolkit", targets: ["CSQLiteToolkit"]),
+        // A client for dqlite clusters (Raft-replicated SQLite) over its wire protocol, with the toolkit's values.
+        .library(name: "SQLiteToolkitCluster", targets: ["SQLiteToolkitCluster"]),
         // The command-line SQL shell, with encryption: `swift run sqltk`.
         .executable(name: "sqltk", targets: ["sqltk"]),
         // `swift package install-sqlite`, run from a package that depends on this one: installs the amalgamation
@@ -61,6 +63,12 @@ let package = Package(
         // not, and a diff of rows that knows the SQL, the column names and SQL literals is a few dozen lines.
         .target(
             name: "SQLiteToolkitTesting",
+            dependencies: ["SQLiteToolkit"]
+        ),
+        // The dqlite client: TCP sockets of its own (NodeSocket.swift says why not swift-nio) and the toolkit's
+        // values; it never calls SQLite itself (the nodes run their own).
+        .target(
+            name: "SQLiteToolkitCluster",
             dependencies: ["SQLiteToolkit"]
         ),
         // The command-line SQL shell: uses SQLiteToolkit's public API only, like any program.
@@ -138,6 +146,11 @@ let package = Package(
         .testTarget(
             name: "SQLiteBindingsTests",
             dependencies: ["SQLiteBindings"]
+        ),
+        // Runs three dqlite nodes (scripts/dqlite-cluster, Debian's go-dqlite) and kills and partitions them.
+        .testTarget(
+            name: "SQLiteToolkitClusterTests",
+            dependencies: ["SQLiteToolkitCluster", "SQLiteToolkit"]
         ),
         // Runs the built sqltk executable as a subprocess; the dependency makes `swift build --build-tests` build it.
         .testTarget(

@@ -17,10 +17,13 @@ struct DocsSampleTests {
     static let catalogs = [
         "Sources/SQLiteToolkit/SQLiteToolkit.docc", "Sources/SQLiteBindings/SQLiteBindings.docc",
         "Sources/SQLiteToolkitTesting/SQLiteToolkitTesting.docc",
+        "Sources/SQLiteToolkitCluster/SQLiteToolkitCluster.docc",
     ]
 
     /// Where a marker's test file may be: the testing product's samples run in its own test target.
-    static let testFolders = ["Tests/SQLiteToolkitTests", "Tests/SQLiteToolkitTestingTests"]
+    static let testFolders = [
+        "Tests/SQLiteToolkitTests", "Tests/SQLiteToolkitTestingTests", "Tests/SQLiteToolkitClusterTests",
+    ]
 
     /// Every article of both catalogs, by path relative to the root.
     static var articles: [String] {
