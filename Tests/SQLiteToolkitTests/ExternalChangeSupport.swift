@@ -76,6 +76,14 @@ enum ExternalChanges {
         #expect(process.terminationStatus == 0, "sqlite3 failed on: \(sql)")
     }
 
+    /// Runs `sql` on `path` from the `sqlite3` shell when it is installed, else from a second connection.
+    static func runShellOrConnection(_ path: String, _ sql: String) throws {
+        if sqlite3Shell != nil { return try runShell(path, sql) }
+        let db = try Database(path: path)
+        defer { db.close() }
+        try db.execute(sql)
+    }
+
     /// Waits at most ``waitSeconds`` for `condition`, polling with `Task.sleep`; whether it came true.
     static func eventually(_ condition: () -> Bool) async throws -> Bool {
         let deadline = Date(timeIntervalSinceNow: waitSeconds)
