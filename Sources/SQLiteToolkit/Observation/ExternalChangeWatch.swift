@@ -15,8 +15,9 @@ import Dispatch
 /// between the two.
 final class ExternalChangeWatch: Sendable {
     private let lock = Lock()
-    // Guarded by `lock`: the setting, the owner, the running monitor, whether a look is scheduled, and the number of
-    // event bursts so far (a settling look that a newer burst made useless is skipped).
+    // Guarded by `lock`: the setting, the owner, the running monitor and the file it watches, whether a look is
+    // scheduled, the number of event bursts so far (a settling look that a newer burst made useless is skipped), the
+    // number of looks, and the generation below.
     private nonisolated(unsafe) var currentDetection = ExternalChangeDetection.fileSystemEvents
     private nonisolated(unsafe) weak var owner: SerializedDatabase?
     private nonisolated(unsafe) var monitor: ExternalChangeMonitor?
@@ -24,6 +25,8 @@ final class ExternalChangeWatch: Sendable {
     private nonisolated(unsafe) var isCheckPending = false
     private nonisolated(unsafe) var burst = 0
     private nonisolated(unsafe) var checks = 0
+    /// Counts starts, stops and setting changes: a monitor made outside `lock` is installed only if none came since.
+    private nonisolated(unsafe) var generation = 0
 
     /// How long after a look that found nothing, following a file-system event, the watch looks again.
     static let settlingDelays: [DispatchTimeInterval] = [.milliseconds(5), .milliseconds(50), .milliseconds(500)]
@@ -40,13 +43,14 @@ final class ExternalChangeWatch: Sendable {
     /// Changes the setting; a monitor running now is replaced by one of the new kind.
     func setDetection(_ detection: ExternalChangeDetection) throws {
         try detection.validate()
-        let replaced: ExternalChangeMonitor? = lock.withLock {
+        let running: (generation: Int, path: String)? = lock.withLock {
             currentDetection = detection
-            guard let monitor, let watchedPath else { return nil }
-            self.monitor = makeMonitor(path: watchedPath)
-            return monitor
+            guard let watchedPath else { return nil }
+            generation &+= 1
+            return (generation, watchedPath)
         }
-        replaced?.stop()
+        guard let running else { return }
+        install(Self.makeMonitor(detection, path: running.path, for: self), generation: running.generation)
         // A look now: a commit made while no monitor of the new kind ran is not missed.
         changeSignalled(fromFileSystem: false)
     }
@@ -54,20 +58,32 @@ final class ExternalChangeWatch: Sendable {
     /// Starts a monitor for the database file at `path` (empty for an in-memory or temporary database). Called on
     /// the connection's thread when its first observer was added.
     func start(path: String) {
-        let replaced: ExternalChangeMonitor? = lock.withLock {
-            let old = monitor
+        let started = lock.withLock {
+            generation &+= 1
             watchedPath = path
             isCheckPending = false
-            monitor = makeMonitor(path: path)
-            return old
+            return (generation: generation, detection: currentDetection)
         }
-        replaced?.stop()
+        install(Self.makeMonitor(started.detection, path: path, for: self), generation: started.generation)
+    }
+
+    /// Makes `new` the running monitor, unless a stop or another start came since `generation` was taken (the new
+    /// one is then stopped). Monitors are made and stopped without `lock`: a monitor's start may wait for the
+    /// monitors' queue, whose handlers take `lock`.
+    private func install(_ new: ExternalChangeMonitor?, generation: Int) {
+        let unused: ExternalChangeMonitor? = lock.withLock {
+            guard generation == self.generation else { return new }
+            defer { monitor = new }
+            return monitor
+        }
+        unused?.stop()
     }
 
     /// Stops the monitor: the last observer went, or the connection closes. Never waits (it may run inside an
     /// access, or inside a close).
     func stop() {
         let stopped: ExternalChangeMonitor? = lock.withLock {
+            generation &+= 1
             defer {
                 monitor = nil
                 watchedPath = nil
@@ -83,11 +99,12 @@ final class ExternalChangeWatch: Sendable {
     /// The number of looks so far, for tests.
     var checkCount: Int { lock.withLock { checks } }
 
-    /// Called with `lock` held.
-    private func makeMonitor(path: String) -> ExternalChangeMonitor? {
-        let onChange: @Sendable () -> Void = { [weak self] in self?.changeSignalled(fromFileSystem: true) }
-        let onTick: @Sendable () -> Void = { [weak self] in self?.changeSignalled(fromFileSystem: false) }
-        switch currentDetection {
+    private static func makeMonitor(
+        _ detection: ExternalChangeDetection, path: String, for watch: ExternalChangeWatch
+    ) -> ExternalChangeMonitor? {
+        let onChange: @Sendable () -> Void = { [weak watch] in watch?.changeSignalled(fromFileSystem: true) }
+        let onTick: @Sendable () -> Void = { [weak watch] in watch?.changeSignalled(fromFileSystem: false) }
+        switch detection {
         case .disabled:
             return nil
         case .polling(let interval):
