@@ -30,35 +30,62 @@ enum ExternalChanges {
     }
 
     /// An open queue or pool and its observed values.
-    struct Observed: Sendable {
+    final class Observed: Sendable {
         let writer: any DatabaseWriter & Sendable
-        let values: ValueLog
         let watch: ExternalChangeWatch
+        private let observe: @Sendable () -> AsyncThrowingStream<Int, any Error>
+        private let log = Locked<ValueLog?>(nil)
+
+        init(
+            writer: any DatabaseWriter & Sendable, watch: ExternalChangeWatch,
+            observe: @escaping @Sendable () -> AsyncThrowingStream<Int, any Error>
+        ) {
+            self.writer = writer
+            self.watch = watch
+            self.observe = observe
+        }
+
+        /// The values of the observation ``ExternalChanges/observe(_:path:detection:observing:)`` started.
+        var values: ValueLog { log.current ?? ValueLog(AsyncThrowingStream { $0.finish() }) }
+
+        /// Starts observing ``ExternalChanges/lastNumber``.
+        func startObserving() throws -> ValueLog {
+            let values = ValueLog(observe())
+            log.withLock { $0 = values }
+            return values
+        }
 
         func close() async {
-            await values.stop()
+            await log.current?.stop()
             if let queue = writer as? DatabaseQueue { queue.close() }
             if let pool = writer as? DatabasePool { pool.close() }
         }
     }
 
-    /// Opens `subject` on `path`, sets `detection`, and observes ``lastNumber`` until ``Observed/close()``.
+    /// Opens `subject` on `path`, sets `detection`, and observes ``lastNumber`` (unless not `observing`) until
+    /// ``Observed/close()``.
     static func observe(
-        _ subject: Subject, path: String, detection: ExternalChangeDetection = .fileSystemEvents
+        _ subject: Subject, path: String, detection: ExternalChangeDetection = .fileSystemEvents,
+        observing: Bool = true
     ) throws -> Observed {
         let read: @Sendable (Database) throws -> Int = { db in try db.queryValue(lastNumber, as: Int.self) ?? 0 }
+        let observed: Observed
         switch subject {
         case .queue:
             let queue = try DatabaseQueue(path: path)
             try queue.setExternalChangeDetection(detection)
-            let values = ValueLog(queue.observe(bufferingPolicy: .unbounded, read))
-            return Observed(writer: queue, values: values, watch: queue.serialized.externalChanges)
+            observed = Observed(writer: queue, watch: queue.serialized.externalChanges) {
+                queue.observe(bufferingPolicy: .unbounded, read)
+            }
         case .pool:
             let pool = try DatabasePool(path: path)
             try pool.setExternalChangeDetection(detection)
-            let values = ValueLog(pool.observe(bufferingPolicy: .unbounded, read))
-            return Observed(writer: pool, values: values, watch: pool.writer.externalChanges)
+            observed = Observed(writer: pool, watch: pool.writer.externalChanges) {
+                pool.observe(bufferingPolicy: .unbounded, read)
+            }
         }
+        if observing { _ = try observed.startObserving() }
+        return observed
     }
 
     /// Whether Debian's `sqlite3` shell is installed.

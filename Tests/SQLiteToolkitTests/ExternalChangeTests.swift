@@ -101,35 +101,35 @@ struct ExternalChangeTests {
         }
     }
 
-    @Test("the watch runs only while something observes, and its descriptor is closed when it stops")
-    func watchLifetime() async throws {
+    @Test(
+        "the watch runs only while something observes, and its descriptor is closed when it stops",
+        arguments: ExternalChanges.Subject.allCases)
+    func watchLifetime(_ subject: ExternalChanges.Subject) async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
             try ExternalChanges.createDatabase(at: path, journalMode: "wal")
-            let queue = try DatabaseQueue(path: path)
-            defer { queue.close() }
-            let watch = queue.serialized.externalChanges
-            try await queue.write { db in try db.execute("INSERT INTO item (n) VALUES (1)") }
-            #expect(watch.runningMonitor == nil, "a queue that observes nothing watches nothing")
-
-            let values = ValueLog(
-                queue.observe { db in try db.queryValue(ExternalChanges.lastNumber, as: Int.self) ?? 0 })
-            #expect(try await values.waitFor(1))
-            let monitor = try #require(watch.runningMonitor)
-            await values.stop()
-            #expect(try await ExternalChanges.eventually { watch.runningMonitor == nil })
-            #if os(Linux)
-                let descriptor = try #require(monitor.fileDescriptor)
-                // Closed by the cancelled source; the number may be reused, but not by another inotify instance
-                // of this test.
-                #expect(
-                    try await ExternalChanges.eventually {
-                        let link = try? FileManager.default.destinationOfSymbolicLink(
-                            atPath: "/proc/self/fd/\(descriptor)")
-                        return link != "anon_inode:inotify"
-                    })
-            #else
-                _ = monitor
-            #endif
+            // Opened and written to without observing first.
+            let observed = try ExternalChanges.observe(subject, path: path, observing: false)
+            let watch = observed.watch
+            do {
+                try await observed.writer.write { db in try db.execute("INSERT INTO item (n) VALUES (1)") }
+                #expect(watch.runningMonitor == nil, "a queue or pool that observes nothing watches nothing")
+                let values = try observed.startObserving()
+                #expect(try await values.waitFor(1))
+                let monitor = try #require(watch.runningMonitor)
+                await values.stop()
+                #expect(try await ExternalChanges.eventually { watch.runningMonitor == nil })
+                #if os(Linux)
+                    // The inotify descriptor is closed (by the cancelled source, just after the stop).
+                    #expect(monitor.fileDescriptor != nil)
+                    #expect(try await ExternalChanges.eventually { monitor.hasClosedDescriptor })
+                #else
+                    _ = monitor
+                #endif
+            } catch {
+                await observed.close()
+                throw error
+            }
+            await observed.close()
         }
     }
 

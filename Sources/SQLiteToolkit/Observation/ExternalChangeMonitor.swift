@@ -24,13 +24,22 @@ final class ExternalChangeMonitor: Sendable {
     let kind: Kind
     /// The inotify descriptor on Linux, for tests that check it is closed once the monitor stopped.
     let fileDescriptor: Int32?
+    /// Set once that descriptor is closed.
+    private let descriptorClosed: LockedState<Bool>
     private let stopAction: @Sendable () -> Void
 
-    init(kind: Kind, fileDescriptor: Int32? = nil, stop: @escaping @Sendable () -> Void) {
+    init(
+        kind: Kind, fileDescriptor: Int32? = nil, descriptorClosed: LockedState<Bool> = LockedState(false),
+        stop: @escaping @Sendable () -> Void
+    ) {
         self.kind = kind
         self.fileDescriptor = fileDescriptor
+        self.descriptorClosed = descriptorClosed
         self.stopAction = stop
     }
+
+    /// Whether ``fileDescriptor`` was closed (after the stop, when the source's cancellation ran), for tests.
+    var hasClosedDescriptor: Bool { descriptorClosed.withLock { $0 } }
 
     /// Stops the events; never waits.
     func stop() {
@@ -98,10 +107,17 @@ final class ExternalChangeMonitor: Sendable {
                 if matcher.drain(descriptor) { onChange() }
             }
             // The descriptor is closed once the source no longer uses it.
-            readSource.setCancelHandler { close(descriptor) }
+            let closed = LockedState(false)
+            readSource.setCancelHandler {
+                close(descriptor)
+                closed.withLock { $0 = true }
+            }
             readSource.resume()
             let source = CancellableSource(readSource)
-            return ExternalChangeMonitor(kind: .fileSystemEvents, fileDescriptor: descriptor) { source.cancel() }
+            return ExternalChangeMonitor(kind: .fileSystemEvents, fileDescriptor: descriptor, descriptorClosed: closed)
+            {
+                source.cancel()
+            }
         }
     #endif
 }
