@@ -173,6 +173,37 @@ struct ExternalChangeTests {
         }
     }
 
+    @Test("a burst of commits while the connection is busy makes one look, not one per commit")
+    func burstIsCoalesced() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            let observed = try ExternalChanges.observe(.queue, path: path)
+            let queue = try #require(observed.writer as? DatabaseQueue)
+            do {
+                #expect(try await observed.values.waitFor(0))
+                let release = try await holdAccess { inside in try queue.inDatabase { _ in inside() } }
+                let before = observed.watch.checkCount
+                let commits = 40
+                let other = try Database(path: path)
+                for number in 1...commits { try other.execute("INSERT INTO item (n) VALUES (?)", number) }
+                other.close()
+                // The events arrived and scheduled a look, which waits for the held connection.
+                #expect(try await ExternalChanges.eventually { observed.watch.hasPendingCheck })
+                release.signal()
+                #expect(try await observed.values.waitFor(commits))
+                // One look answers the burst; events the monitor read after it began may add one more, and each
+                // look that finds nothing looks again three times, a little later.
+                let looks = observed.watch.checkCount - before
+                #expect(looks >= 1 && looks < commits, "\(looks) looks for \(commits) commits")
+                #expect(observed.values.values.current == [0, commits])
+            } catch {
+                await observed.close()
+                throw error
+            }
+            await observed.close()
+        }
+    }
+
     @Test("a polling interval that is not positive is refused, by name")
     func invalidPolling() throws {
         let queue = try DatabaseQueue()

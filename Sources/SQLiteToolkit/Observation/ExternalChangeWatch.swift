@@ -99,6 +99,9 @@ final class ExternalChangeWatch: Sendable {
     /// The number of looks so far, for tests.
     var checkCount: Int { lock.withLock { checks } }
 
+    /// Whether a look is scheduled and has not begun, for tests.
+    var hasPendingCheck: Bool { lock.withLock { isCheckPending } }
+
     private static func makeMonitor(
         _ detection: ExternalChangeDetection, path: String, for watch: ExternalChangeWatch
     ) -> ExternalChangeMonitor? {
