@@ -7,7 +7,12 @@ import Testing
 /// would release the POSIX locks of the process's other connections to the file.
 @Suite("The header check keeps the other connections' locks", .serialized, .timeLimit(.minutes(2)))
 struct HeaderCheckLockTests {
-    @Test("a pool's reader opened after the writer: another process's close leaves the -wal to the pool")
+    /// The other process is the `sqlite3` shell, which deletes the `-wal` when it closes as what it takes for the
+    /// last connection, as a lost lock lets it believe (with `sqltk-test-helper` as the other process, the test
+    /// passed before the fix too).
+    @Test(
+        "a pool's reader opened after the writer: another process's close leaves the -wal to the pool",
+        .enabled(if: ExternalChanges.sqlite3Shell != nil, "Debian's sqlite3 shell is not installed"))
     func anotherProcessCloseKeepsTheWAL() async throws {
         try await TemporaryFile.withDatabasePathAsync { path in
             try ExternalChanges.createDatabase(at: path, journalMode: "wal")
@@ -19,9 +24,7 @@ struct HeaderCheckLockTests {
             // Each process commits the row 1 and closes: the first would take itself for the last connection,
             // checkpoint, and delete the -wal and -shm the pool still uses; the pool would never see the second.
             for number in 1...2 {
-                let child = try TestHelper.Child(["commit-rows", path, "1", "--pause-ms", "0"])
-                let exit = try await child.wait(seconds: 60)
-                #expect(exit?.status == 0, "commit-rows: \(exit?.output ?? "did not end")")
+                try ExternalChanges.runShell(path, "INSERT INTO item (n) VALUES (1)")
                 try await pool.write { db in try db.execute("UPDATE item SET n = ? WHERE n = 1", number + 10) }
                 #expect(try read() == number + 10)
             }
