@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+@testable import SQLiteToolkit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What reviewing the observation of other processes' commits and the header check's fix found: the POSIX locks of
+/// the process on the database file, which any close of a descriptor of that file releases, and the watch's life.
+@Suite("Review of external change detection and POSIX locks", .serialized, .timeLimit(.minutes(2)))
+struct ExternalChangeReviewTests {
+    /// The POSIX locks this process holds on the file at `path`, as the kernel lists them (`/proc/locks`): one line
+    /// per lock, without its ordinal.
+    static func posixLocks(on path: String) throws -> [String] {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return [] }
+        let inode = ":\(status.st_ino)"
+        let pid = String(getpid())
+        let table = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        return table.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            // "1: POSIX  ADVISORY  READ 1234 08:01:5678 128 128"; lines with "->" are waiters.
+            guard fields.count >= 8, fields[1] == "POSIX", fields[4] == pid, fields[5].hasSuffix(inode) else {
+                return nil
+            }
+            return fields.dropFirst().joined(separator: " ")
+        }
+    }
+
+    /// Whether /proc/locks can be read here (Linux).
+    static let hasProcLocks = FileManager.default.isReadableFile(atPath: "/proc/locks")
+
+    @Test(
+        "Database.isPlainDatabase(atPath:) on the file of an open pool keeps the pool's locks",
+        .enabled(if: hasProcLocks, "no /proc/locks"))
+    func isPlainDatabaseKeepsLocks() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            _ = try pool.read { db in try db.queryValue(ExternalChanges.lastNumber, as: Int.self) }
+            let before = try Self.posixLocks(on: path)
+            try #require(!before.isEmpty)
+            #expect(try Database.isPlainDatabase(atPath: path))
+            let after = try Self.posixLocks(on: path)
+            withKnownIssue("review: isPlainDatabase(atPath:) closes a descriptor: the pool's locks go") {
+                #expect(after == before)
+            }
+        }
+    }
+
+    @Test(
+        "a keyed pool's reader, opened after the writer, keeps the writer's locks",
+        .enabled(if: hasProcLocks, "no /proc/locks"))
+    func keyedPoolReaderKeepsLocks() throws {
+        try TemporaryFile.withDatabasePath { path in
+            do {
+                let db = try openEncrypted(path, key: TestKeys.raw)
+                defer { db.close() }
+                _ = try db.queryValue("PRAGMA journal_mode = wal", as: String.self)
+                try db.execute(ExternalChanges.schema)
+            }
+            var configuration = Database.Configuration()
+            configuration.key = TestKeys.raw
+            configuration.cipher = TestKeys.fastChaCha20
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            defer { pool.close() }
+            try pool.write { db in try db.execute("INSERT INTO item (n) VALUES (1)") }
+            let before = try Self.posixLocks(on: path)
+            try #require(!before.isEmpty)
+            // Opens the first reader: its key check reads the header through a descriptor of its own.
+            #expect(try pool.read { db in try db.queryValue(ExternalChanges.lastNumber, as: Int.self) } == 1)
+            let after = try Self.posixLocks(on: path)
+            withKnownIssue("review: a keyed connection's plain-file check (fopen/fclose) releases the writer's locks") {
+                #expect(before.allSatisfy { after.contains($0) })
+            }
+        }
+    }
+
+    @Test(
+        "the atomic key change's replacement keeps the exclusive lock its connection took on the original",
+        .enabled(if: hasProcLocks, "no /proc/locks"))
+    func atomicReplacementKeepsExclusiveLock() throws {
+        try TemporaryFile.withDatabasePath { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "delete")
+            let db = try Database(path: path)
+            defer { db.close() }
+            // What rewriteAtomically does before prepare(): the file is this connection's alone.
+            try db.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try db.execute("BEGIN EXCLUSIVE")
+            try db.execute("COMMIT")
+            let before = try Self.posixLocks(on: path)
+            try #require(before.contains { $0.contains("WRITE") })
+            let replacement = AtomicFileReplacement(replacing: path)
+            defer { replacement.discard() }
+            try replacement.prepare(operation: "review")
+            let after = try Self.posixLocks(on: path)
+            // Another process may then commit into the file while it is copied: the rename drops that commit.
+            withKnownIssue("review: AtomicFileReplacement.prepare closes a descriptor: the lock goes") {
+                #expect(after == before)
+            }
+        }
+    }
+
+    @Test("a checkpoint by another process is not reported as an external commit")
+    func checkpointIsNotACommit() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            let queue = try DatabaseQueue(path: path)
+            defer { queue.close() }
+            let external = Locked(0)
+            let id = try await queue.write { db in
+                try db.addTransactionObserver { changes in
+                    if changes.isExternal { external.withLock { $0 += 1 } }
+                }
+            }
+            // A commit by another connection: one external change.
+            try ExternalChanges.runShellOrConnection(path, "INSERT INTO item (n) VALUES (1)")
+            #expect(try await ExternalChanges.eventually { external.current >= 1 })
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+            let afterCommit = external.current
+            #expect(afterCommit == 1)
+            // A checkpoint that resets the WAL, and no commit.
+            try ExternalChanges.runShellOrConnection(path, "PRAGMA wal_checkpoint(TRUNCATE)")
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            withKnownIssue("review: another process's WAL reset changes data_version") {
+                #expect(external.current == afterCommit)
+            }
+            try await queue.write { db in db.removeTransactionObserver(id) }
+        }
+    }
+
+    @Test(
+        "observing and cancelling many times, from several tasks, leaves no descriptor open",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "no /proc/self/fd"))
+    func observeCancelLeavesNoDescriptor() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            for subject in ExternalChanges.Subject.allCases {
+                let observed = try ExternalChanges.observe(subject, path: path, observing: false)
+                // Warm up: the connections a first observation opens (a pool's reader) are not leaks.
+                let warm = try observed.startObserving()
+                #expect(try await warm.waitFor(0))
+                await warm.stop()
+                #expect(try await ExternalChanges.eventually { observed.watch.runningMonitor == nil })
+                try await Task.sleep(nanoseconds: 200_000_000)
+                let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            for _ in 0..<10 {
+                                let values = ValueLog(
+                                    subject == .queue
+                                        ? (observed.writer as! DatabaseQueue).observe(bufferingPolicy: .unbounded) {
+                                            db in try db.queryValue(ExternalChanges.lastNumber, as: Int.self) ?? 0
+                                        }
+                                        : (observed.writer as! DatabasePool).observe(bufferingPolicy: .unbounded) {
+                                            db in try db.queryValue(ExternalChanges.lastNumber, as: Int.self) ?? 0
+                                        })
+                                _ = try await values.waitFor(0)
+                                await values.stop()
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(try await ExternalChanges.eventually { observed.watch.runningMonitor == nil })
+                // The dispatch sources' cancellation closes the inotify descriptors just after the stop.
+                let settled = try await ExternalChanges.eventually {
+                    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? .max) <= before
+                }
+                #expect(settled, "\(subject): descriptors before \(before)")
+                // The watch still works after the churn.
+                let last = try observed.startObserving()
+                try ExternalChanges.runShellOrConnection(path, "INSERT INTO item (n) VALUES (7)")
+                #expect(try await last.waitFor(7), "\(subject)")
+                try ExternalChanges.runShellOrConnection(path, "DELETE FROM item")
+                await observed.close()
+            }
+        }
+    }
+
+    @Test(
+        "a pool's look waits for a long write holding the writer, and the commit made meanwhile is seen",
+        arguments: ExternalChanges.Subject.allCases)
+    func lookWaitsForLongWrite(_ subject: ExternalChanges.Subject) async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            let observed = try ExternalChanges.observe(subject, path: path)
+            #expect(try await observed.values.waitFor(0))
+            let other = try DatabaseQueue(path: path)
+            defer { other.close() }
+            // The long write: it holds the writer while another connection commits (it wrote nothing yet, so it
+            // holds no write lock of SQLite's).
+            let writing = Task {
+                try await observed.writer.writeWithoutTransaction { db in
+                    try other.write { otherDB in try otherDB.execute("INSERT INTO item (n) VALUES (5)") }
+                    Thread.sleep(forTimeInterval: 0.5)
+                    try db.execute("INSERT INTO item (n) VALUES (6)")
+                }
+            }
+            try await writing.value
+            #expect(try await observed.values.waitFor(6))
+            try await other.write { db in try db.execute("INSERT INTO item (n) VALUES (8)") }
+            #expect(try await observed.values.waitFor(8))
+            await observed.close()
+        }
+    }
+}
