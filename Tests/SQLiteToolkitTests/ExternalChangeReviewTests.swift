@@ -45,9 +45,7 @@ struct ExternalChangeReviewTests {
             try #require(!before.isEmpty)
             #expect(try Database.isPlainDatabase(atPath: path))
             let after = try Self.posixLocks(on: path)
-            withKnownIssue("review: isPlainDatabase(atPath:) closes a descriptor: the pool's locks go") {
-                #expect(after == before)
-            }
+            #expect(after == before)
         }
     }
 
@@ -70,12 +68,11 @@ struct ExternalChangeReviewTests {
             try pool.write { db in try db.execute("INSERT INTO item (n) VALUES (1)") }
             let before = try Self.posixLocks(on: path)
             try #require(!before.isEmpty)
-            // Opens the first reader: its key check reads the header through a descriptor of its own.
+            // Opens the first reader, whose key check reads the file's header: through a descriptor of its own, it
+            // released the writer's locks.
             #expect(try pool.read { db in try db.queryValue(ExternalChanges.lastNumber, as: Int.self) } == 1)
             let after = try Self.posixLocks(on: path)
-            withKnownIssue("review: a keyed connection's plain-file check (fopen/fclose) releases the writer's locks") {
-                #expect(before.allSatisfy { after.contains($0) })
-            }
+            #expect(before.allSatisfy { after.contains($0) })
         }
     }
 
