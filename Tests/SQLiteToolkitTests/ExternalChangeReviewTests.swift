@@ -203,4 +203,121 @@ struct ExternalChangeReviewTests {
             await observed.close()
         }
     }
+
+    @Test(
+        "a rollback-journal queue keeps seeing commits after another process switches the file to WAL",
+        .enabled(if: ExternalChanges.sqlite3Shell != nil, "Debian's sqlite3 shell is not installed"))
+    func walCreatedAfterTheWatchStarted() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "delete")
+            let observed = try ExternalChanges.observe(.queue, path: path)
+            #expect(try await observed.values.waitFor(0))
+            try ExternalChanges.runShell(path, "INSERT INTO item (n) VALUES (1)")
+            #expect(try await observed.values.waitFor(1))
+            // The -wal appears now, after the watch started.
+            try ExternalChanges.runShell(path, "PRAGMA journal_mode = wal; INSERT INTO item (n) VALUES (2)")
+            #expect(try await observed.values.waitFor(2))
+            try ExternalChanges.runShell(path, "INSERT INTO item (n) VALUES (3)")
+            #expect(try await observed.values.waitFor(3))
+            await observed.close()
+        }
+    }
+
+    @Test("setting the detection from several tasks while another connection commits: the last commit is seen")
+    func detectionChangesDuringLooks() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            for subject in ExternalChanges.Subject.allCases {
+                let observed = try ExternalChanges.observe(subject, path: path)
+                #expect(try await observed.values.waitFor(0))
+                let other = try DatabaseQueue(path: path)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for number in 1...40 {
+                            try await other.write { db in try db.execute("INSERT INTO item (n) VALUES (?)", number) }
+                        }
+                    }
+                    for index in 0..<3 {
+                        group.addTask {
+                            let settings: [ExternalChangeDetection] = [
+                                .disabled, .polling(interval: .milliseconds(3)), .fileSystemEvents,
+                            ]
+                            for step in 0..<30 {
+                                let setting = settings[(step + index) % settings.count]
+                                if let queue = observed.writer as? DatabaseQueue {
+                                    try queue.setExternalChangeDetection(setting)
+                                } else if let pool = observed.writer as? DatabasePool {
+                                    try pool.setExternalChangeDetection(setting)
+                                }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                if let queue = observed.writer as? DatabaseQueue {
+                    try queue.setExternalChangeDetection(.fileSystemEvents)
+                }
+                if let pool = observed.writer as? DatabasePool {
+                    try pool.setExternalChangeDetection(.fileSystemEvents)
+                }
+                #expect(try await observed.values.waitFor(40), "\(subject)")
+                try await other.write { db in try db.execute("INSERT INTO item (n) VALUES (41)") }
+                #expect(try await observed.values.waitFor(41), "\(subject)")
+                try await other.write { db in try db.execute("DELETE FROM item") }
+                other.close()
+                await observed.close()
+            }
+        }
+    }
+
+    @Test("a database in a folder with odd characters, opened through a symlinked folder, sees the other's commits")
+    func symlinkedOddFolder() async throws {
+        try await TemporaryFile.withDatabasePathAsync { base in
+            let root = base + ".dir"
+            let real = root + "/réel dir #1 ;'\"-wal"
+            let link = root + "/lien -journal"
+            try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+            let name = "/base de données ✓.db"
+            try ExternalChanges.createDatabase(at: real + name, journalMode: "wal")
+            for subject in ExternalChanges.Subject.allCases {
+                let observed = try ExternalChanges.observe(subject, path: link + name)
+                #expect(try await observed.values.waitFor(0))
+                #expect(observed.watch.runningMonitor?.kind == .fileSystemEvents)
+                let other = try DatabaseQueue(path: real + name)
+                try await other.write { db in try db.execute("INSERT INTO item (n) VALUES (4)") }
+                #expect(try await observed.values.waitFor(4), "\(subject)")
+                try await other.write { db in try db.execute("DELETE FROM item") }
+                other.close()
+                await observed.close()
+            }
+        }
+    }
+
+    @Test("a queue closed from inside a transaction observer hearing an external change")
+    func closeFromObserverCallback() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            let queue = try DatabaseQueue(path: path)
+            let heard = Locked(0)
+            _ = try await queue.write { db in
+                try db.addTransactionObserver { changes in
+                    guard changes.isExternal else { return }
+                    heard.withLock { $0 += 1 }
+                    queue.close()
+                }
+            }
+            let other = try DatabaseQueue(path: path)
+            defer { other.close() }
+            try await other.write { db in try db.execute("INSERT INTO item (n) VALUES (1)") }
+            #expect(try await ExternalChanges.eventually { heard.current == 1 })
+            // Closed: later commits are heard by nobody, and the watch stopped.
+            #expect(try await ExternalChanges.eventually { queue.serialized.externalChanges.runningMonitor == nil })
+            try await other.write { db in try db.execute("INSERT INTO item (n) VALUES (2)") }
+            try await Task.sleep(nanoseconds: 300_000_000)
+            #expect(heard.current == 1)
+            #expect(throws: DatabaseError.self) { try queue.read { db in try db.queryValue("SELECT 1", as: Int.self) } }
+        }
+    }
 }
