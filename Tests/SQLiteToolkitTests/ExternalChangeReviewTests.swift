@@ -426,9 +426,7 @@ struct ExternalChangeReviewTests {
             try await holding.value
             try #require(firstVisible)
             let seen = try await observed.values.waitFor(2)
-            withKnownIssue("review: a look that found a change schedules no settling look") {
-                #expect(seen)
-            }
+            #expect(seen)
             try input.fileHandleForWriting.close()
             shell.waitUntilExit()
             #expect(try await observed.values.waitFor(2))

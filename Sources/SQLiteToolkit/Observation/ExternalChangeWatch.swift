@@ -11,8 +11,8 @@ import Dispatch
 /// is cleared when the look begins, before it reads, so that an event during a look schedules another: one look per
 /// burst, and never none after the last event. A commit in WAL mode becomes visible when its writer updates the
 /// `-shm` index, which it writes through shared memory (no file-system event) right after its last write to the
-/// `-wal`: a look that found nothing after an event looks again a little later (``settlingDelays``), in case it ran
-/// between the two.
+/// `-wal`: a look after an event looks again a little later (``settlingDelays``), in case it ran between the two,
+/// even when it found a change (an earlier commit, the events being the next one's).
 final class ExternalChangeWatch: Sendable {
     private let lock = Lock()
     // Guarded by `lock`: the setting, the owner, the running monitor and the file it watches, whether a look is
@@ -28,7 +28,7 @@ final class ExternalChangeWatch: Sendable {
     /// Counts starts, stops and setting changes: a monitor made outside `lock` is installed only if none came since.
     private nonisolated(unsafe) var generation = 0
 
-    /// How long after a look that found nothing, following a file-system event, the watch looks again.
+    /// How long after a look that followed a file-system event the watch looks again.
     static let settlingDelays: [DispatchTimeInterval] = [.milliseconds(5), .milliseconds(50), .milliseconds(500)]
 
     /// Makes this the watch of `database`, the connection `owner` serializes (at its open, and at each reopen).
@@ -131,8 +131,9 @@ final class ExternalChangeWatch: Sendable {
         }
         guard let owner = scheduledOwner else { return }
         owner.dispatchQueue.async { [self] in
-            // The bursts this look answers are those counted when it begins.
-            guard let (changed, burst) = look(on: owner), fromFileSystem, !changed else { return }
+            // The bursts this look answers are those counted when it begins. It settles whether or not it found a
+            // change: what it found may be an earlier commit, the events those of the next one, still invisible.
+            guard let (_, burst) = look(on: owner), fromFileSystem else { return }
             for delay in Self.settlingDelays {
                 ExternalChangeMonitor.queue.asyncAfter(deadline: .now() + delay) { [weak self] in
                     self?.settle(after: burst)
