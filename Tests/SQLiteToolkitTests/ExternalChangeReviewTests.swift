@@ -433,4 +433,32 @@ struct ExternalChangeReviewTests {
             await observed.close()
         }
     }
+
+    @Test("own commits and own checkpoints are never reported as external", arguments: ExternalChanges.Subject.allCases)
+    func ownCommitsAreNotExternal(_ subject: ExternalChanges.Subject) async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            try ExternalChanges.createDatabase(at: path, journalMode: "wal")
+            let observed = try ExternalChanges.observe(subject, path: path)
+            #expect(try await observed.values.waitFor(0))
+            let external = Locked(0)
+            let id = try await observed.writer.write { db in
+                try db.addTransactionObserver { changes in
+                    if changes.isExternal { external.withLock { $0 += 1 } }
+                }
+            }
+            for number in 1...30 {
+                try await observed.writer.write { db in try db.execute("INSERT INTO item (n) VALUES (?)", number) }
+            }
+            if let pool = observed.writer as? DatabasePool { try pool.checkpoint(.truncate) }
+            try await observed.writer.writeWithoutTransaction { db in
+                _ = try db.queryValue("PRAGMA wal_checkpoint(TRUNCATE)", as: Int.self)
+            }
+            #expect(try await observed.values.waitFor(30))
+            // Longer than the last settling look.
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            #expect(external.current == 0)
+            try await observed.writer.write { db in db.removeTransactionObserver(id) }
+            await observed.close()
+        }
+    }
 }
