@@ -54,7 +54,9 @@ public struct DatabaseTransactionChanges: Sendable {
     ///
     /// Only the connection of a ``DatabaseQueue`` and the writer of a ``DatabasePool`` learn of such commits, while
     /// an observer is registered (see ``ExternalChangeDetection``). Several commits made close together outside the
-    /// connection can come as one such change.
+    /// connection can come as one such change. It may also come with no commit: SQLite's `data_version`, which
+    /// the connection reads, changes too when another process's checkpoint resets the WAL, and a database file that
+    /// another process renames over this one's path is never seen (the connection keeps the file it opened).
     public var isExternal = false
 
     /// Whether the transaction changed the schema: observed queries without a table list run again.

@@ -21,7 +21,10 @@ public enum ExternalChangeDetection: Sendable {
     /// Linux, a dispatch source on Apple platforms, `ReadDirectoryChangesW` on Windows), and the connection looks
     /// then. Bursts of events make one look each. Where the platform has no such events, or they cannot be had
     /// (inotify's limits reached, a folder that cannot be watched), the connection polls every second. An
-    /// in-memory or temporary database, which no other process can open, is not watched.
+    /// in-memory or temporary database, which no other process can open, is not watched. Besides the events, the
+    /// connection looks once a second: a commit of another process becomes visible when that process updates the
+    /// `-shm` index, through shared memory, which no event reports; after a sync slower than the looks that follow
+    /// the last event (a slow disk), that look is what sees it.
     case fileSystemEvents
     /// The connection looks every `interval`, whatever the file system says: for file systems that report no
     /// events (network shares, some containers), and for in-memory databases shared with other connections of the
@@ -33,6 +36,8 @@ public enum ExternalChangeDetection: Sendable {
 
     /// The interval of ``fileSystemEvents`` where the file system gives no events.
     static let fallbackPollingInterval = DispatchTimeInterval.seconds(1)
+    /// The interval of the looks of ``fileSystemEvents`` beside the events.
+    static let backstopInterval = DispatchTimeInterval.seconds(1)
 
     /// Throws ``DatabaseError/Reason/invalidExternalChangeDetection(_:)`` for a setting that cannot be honoured.
     func validate() throws {

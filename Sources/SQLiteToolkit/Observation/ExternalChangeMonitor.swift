@@ -58,6 +58,21 @@ final class ExternalChangeMonitor: Sendable {
         return ExternalChangeMonitor(kind: .polling) { source.cancel() }
     }
 
+    /// `monitor` with a timer beside it that calls `onTick` every `interval`: the backstop of file-system events,
+    /// for a commit that becomes visible long after its last event (a sync slower than the looks that follow the
+    /// events). Stopping it stops both.
+    static func backstopped(
+        _ monitor: ExternalChangeMonitor, interval: DispatchTimeInterval, _ onTick: @escaping @Sendable () -> Void
+    ) -> ExternalChangeMonitor {
+        let timer = polling(interval: interval, onTick)
+        return ExternalChangeMonitor(
+            kind: monitor.kind, fileDescriptor: monitor.fileDescriptor, descriptorClosed: monitor.descriptorClosed
+        ) {
+            monitor.stop()
+            timer.stop()
+        }
+    }
+
     /// The folder of the database file at `path` (absolute, as `sqlite3_db_filename` gives it) and the names in it
     /// whose changes may be a commit: the file, its `-wal` and its `-journal`.
     static func watchedNames(path: String) -> (folder: String, names: [String]) {

@@ -12,7 +12,8 @@ import Dispatch
 /// burst, and never none after the last event. A commit in WAL mode becomes visible when its writer updates the
 /// `-shm` index, which it writes through shared memory (no file-system event) right after its last write to the
 /// `-wal`: a look after an event looks again a little later (``settlingDelays``), in case it ran between the two,
-/// even when it found a change (an earlier commit, the events being the next one's).
+/// even when it found a change (an earlier commit, the events being the next one's). A commit whose sync outlasts
+/// those looks (a slow disk) has no event after it: a look every ``ExternalChangeDetection/backstopInterval`` sees it.
 final class ExternalChangeWatch: Sendable {
     private let lock = Lock()
     // Guarded by `lock`: the setting, the owner, the running monitor and the file it watches, whether a look is
@@ -115,8 +116,11 @@ final class ExternalChangeWatch: Sendable {
         case .fileSystemEvents:
             // No other process can open an in-memory or temporary database.
             guard !path.isEmpty else { return nil }
-            return ExternalChangeMonitor.fileSystem(path: path, onChange)
-                ?? ExternalChangeMonitor.polling(interval: ExternalChangeDetection.fallbackPollingInterval, onTick)
+            guard let events = ExternalChangeMonitor.fileSystem(path: path, onChange) else {
+                return ExternalChangeMonitor.polling(interval: ExternalChangeDetection.fallbackPollingInterval, onTick)
+            }
+            return ExternalChangeMonitor.backstopped(
+                events, interval: ExternalChangeDetection.backstopInterval, onTick)
         }
     }
 
