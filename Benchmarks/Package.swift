@@ -61,6 +61,11 @@ let package = Package(
             name: "observation-latency",
             dependencies: ["BenchmarkCore", "ToolkitBenchmarks", "GRDBBenchmarks"]
         ),
+        // The latency of an observed query when another process commits: inotify beside polling.
+        .executableTarget(
+            name: "observation-latency-external",
+            dependencies: [.product(name: "SQLiteToolkit", package: rootPackage)]
+        ),
         .executableTarget(
             name: "async-overhead",
             dependencies: ["BenchmarkCore", "ToolkitBenchmarks"]

@@ -31,16 +31,18 @@ struct ConnectionRecipe: Sendable {
                 database.setUpDefinitions = try database.customDefinitions()
             }
             if checksHeaderAfterSetUp && database.mainCipher == nil {
-                try Database.checkHeader(path: path, configuration: configuration)
+                try database.checkHeaderAfterOpen(configuration: configuration)
             }
         } catch {
-            let isKeyed = database.mainCipher != nil
-            database.close()
+            var thrown = error
             // A hook that read a file that is not a database failed with a bare SQLITE_NOTADB: name the cause.
-            if checksHeaderAfterSetUp && !isKeyed, let error = error as? DatabaseError, error.code == .notadb {
-                try Database.checkHeader(path: path, configuration: configuration)
+            if checksHeaderAfterSetUp && database.mainCipher == nil, let error = error as? DatabaseError,
+                error.code == .notadb
+            {
+                do { try database.checkHeaderAfterOpen(configuration: configuration) } catch { thrown = error }
             }
-            throw error
+            database.close()
+            throw thrown
         }
         return database
     }

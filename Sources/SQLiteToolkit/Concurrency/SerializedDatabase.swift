@@ -40,14 +40,19 @@ final class SerializedDatabase: @unchecked Sendable {
     /// and a task's cancellation handler never runs after that, so one record serves them all, without an allocation
     /// per access.
     private let inPlaceCancellation = AccessCancellation()
+    /// The watch for other connections' commits, started while the connection has observers
+    /// (Observation/ExternalChangeWatch.swift).
+    let externalChanges = ExternalChangeWatch()
 
     /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
     /// the queue or pool that owns the connection.
     init(recipe: ConnectionRecipe, label: String, ownerName: String = "database queue") throws {
         self.currentRecipe = recipe
         self.ownerName = ownerName
-        self.database = try recipe.open()
+        let database = try recipe.open()
+        self.database = database
         self.dispatchQueue = DispatchQueue(label: label)
+        externalChanges.attach(to: database, owner: self)
     }
 
     deinit {
@@ -298,6 +303,7 @@ final class SerializedDatabase: @unchecked Sendable {
                 throw error
             }
             ThreadAccesses.leave(identity, from: list)
+            externalChanges.attach(to: reopened, owner: self)
             lock.withLock {
                 database = reopened
                 acceptsAccesses = true

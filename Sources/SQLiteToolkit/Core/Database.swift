@@ -107,7 +107,6 @@ public final class Database {
             throw error
         }
         try Database.refuseURIKey(in: path)
-        try Database.checkHeader(path: path, configuration: configuration)
         let (code, connection) = ConnectionHandle.open(
             path: path, flags: configuration.openFlags, vfs: configuration.vfs)
         guard code == .ok, let connection else {
@@ -122,6 +121,7 @@ public final class Database {
         self.interruptHandle = InterruptHandle(connection)
         do {
             try applyDefaults(connection)
+            try checkHeaderAfterOpen(configuration: configuration)
             // After the defaults, which read nothing from the file, so the key's check waits on locks like any read.
             if let key = configuration.key { try applyKeyAtOpen(key, cipher: configuration.cipher) }
             // After the key: an extension's init function may read the database.

@@ -298,6 +298,9 @@ extension DatabaseError {
         /// A ``DatabasePool`` setting it cannot honour, by name: `maximumReaderCount` below 1, a `readerTimeout`
         /// that is negative or not a number.
         case invalidPoolSetting(String)
+        /// An ``ExternalChangeDetection`` the queue or pool cannot honour, by name: a polling interval that is not
+        /// positive, or `.never`.
+        case invalidExternalChangeDetection(String)
         /// The write gate (``Database/Configuration/usesWriteGate``) stayed closed for the whole busy timeout.
         case writeGateTimeout
         /// An access returned with a transaction still open: it was rolled back.

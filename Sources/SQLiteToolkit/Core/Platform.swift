@@ -16,27 +16,13 @@
     import Android
 #endif
 
-// The file read of the header check and the zeroing of key bytes: the calls of the toolkit into the C library and the
+// The zeroing of key bytes and the C library's error descriptions: the calls of the toolkit into the C library and the
 // operating system that are neither about threads (those are in Concurrency/: `Lock`, `ThreadSupport`, `LockFile`)
 // nor the atomic key change's (PlatformFileReplacement.swift).
 
-/// The file calls the toolkit makes below Foundation: stdio's reads (`FileHandle`'s throwing reads need newer Apple
-/// platforms than the package's), each failure a ``DatabaseError`` with the C library's reason.
+/// What the toolkit's file calls below Foundation share. The database file is never read here: closing a descriptor
+/// of it would release every POSIX lock the process holds on it (SQLite reads it, `ConnectionHandle.filePrefix`).
 enum PlatformFiles {
-    /// The first `count` bytes of the file at `path` (fewer when it is shorter).
-    static func prefix(ofFileAt path: String, count: Int) throws -> [UInt8] {
-        guard let file = fopen(path, "rb") else {
-            throw DatabaseError(extendedCode: .cantopen, message: "cannot open \(path): \(lastErrorDescription())")
-        }
-        defer { fclose(file) }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let read = fread(&buffer, 1, buffer.count, file)
-        if ferror(file) != 0 {
-            throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
-        }
-        return Array(buffer.prefix(read))
-    }
-
     /// The C library's description of `errno`.
     static func lastErrorDescription() -> String {
         String(cString: strerror(errno))

@@ -57,12 +57,13 @@ enum PlatformFileReplacement {
         /// may set them) and the extended attributes of the file `original`, and on Apple platforms its
         /// data-protection class: the replacement starts with the original's metadata, so the data written into
         /// it is never readable by more than the original's was.
+        ///
+        /// The original is read by its path, never through a descriptor of its own: closing any descriptor of a
+        /// file releases every POSIX lock the process holds on it, the exclusive lock the key change took on the
+        /// database among them, and another process could then commit into the file while it is copied.
         static func createFile(atPath path: String, withMetadataOf original: String, operation: String) throws {
-            let source = open(original, O_RDONLY | O_CLOEXEC)
-            guard source >= 0 else { throw failure(operation, "cannot open \(original)") }
-            defer { _ = closeDescriptor(source) }
             var status = stat()
-            guard fstat(source, &status) == 0 else { throw failure(operation, "cannot read the mode of \(original)") }
+            guard stat(original, &status) == 0 else { throw failure(operation, "cannot read the mode of \(original)") }
             // The rename gives `original`'s name a new file; its other names would keep the old content (a plain
             // copy after an encryption, the old key after a change). Refused before anything is written.
             if status.st_nlink > 1 {
@@ -89,8 +90,13 @@ enum PlatformFileReplacement {
                     _ = fchown(created, uid_t.max, status.st_gid)
                 }
             }
-            try copyExtendedAttributes(from: source, to: created, operation: operation)
+            try copyExtendedAttributes(from: original, to: created, operation: operation)
             #if canImport(Darwin)
+                // The class is read through a descriptor (fcntl), whose close releases the process's locks on the
+                // original: the key change creates the replacement before it locks the database.
+                let source = open(original, O_RDONLY | O_CLOEXEC)
+                guard source >= 0 else { throw failure(operation, "cannot open \(original)") }
+                defer { _ = closeDescriptor(source) }
                 // A volume without data protection answers -1: the original has no class to keep.
                 let protectionClass = fcntl(source, F_GETPROTECTIONCLASS)
                 if protectionClass >= 0, fcntl(created, F_SETPROTECTIONCLASS, protectionClass) != 0 {
@@ -125,14 +131,16 @@ enum PlatformFileReplacement {
         /// Copies every extended attribute `listxattr` names on `source` to `destination`. An attribute the
         /// destination refuses is an error, unless the destination already holds the same value (a security
         /// label the system gave the new file).
-        private static func copyExtendedAttributes(from source: Int32, to destination: Int32, operation: String) throws
+        private static func copyExtendedAttributes(from source: String, to destination: Int32, operation: String) throws
         {
-            let names = try attributeNames(of: source, operation: operation)
+            let names = try attributeNames(of: .path(source), operation: operation)
             for name in names {
-                guard let value = try attributeValue(name, of: source, operation: operation) else { continue }
+                guard let value = try attributeValue(name, of: .path(source), operation: operation) else { continue }
                 if setAttribute(name, value, on: destination) == 0 { continue }
                 let savedErrno = errno
-                if (try? attributeValue(name, of: destination, operation: operation)) == value { continue }
+                if (try? attributeValue(name, of: .descriptor(destination), operation: operation)) == value {
+                    continue
+                }
                 errno = savedErrno
                 throw DatabaseError(
                     extendedCode: .ioerr,
@@ -142,8 +150,15 @@ enum PlatformFileReplacement {
             }
         }
 
-        /// The names of the extended attributes of the open file; none where the file system has no attributes.
-        private static func attributeNames(of descriptor: Int32, operation: String) throws -> [String] {
+        /// A file whose extended attributes are read: the original by its path (see ``createFile(atPath:withMetadataOf:operation:)``),
+        /// the replacement through its descriptor.
+        private enum AttributeSource {
+            case path(String)
+            case descriptor(Int32)
+        }
+
+        /// The names of the extended attributes of the file; none where the file system has no attributes.
+        private static func attributeNames(of descriptor: AttributeSource, operation: String) throws -> [String] {
             while true {
                 let size = listAttributes(descriptor, nil, 0)
                 if size < 0 {
@@ -162,8 +177,10 @@ enum PlatformFileReplacement {
             }
         }
 
-        /// The value of one extended attribute of the open file; `nil` when it disappeared since it was listed.
-        private static func attributeValue(_ name: String, of descriptor: Int32, operation: String) throws -> [UInt8]? {
+        /// The value of one extended attribute of the file; `nil` when it disappeared since it was listed.
+        private static func attributeValue(_ name: String, of descriptor: AttributeSource, operation: String) throws
+            -> [UInt8]?
+        {
             while true {
                 let size = getAttribute(descriptor, name, nil, 0)
                 if size < 0 && errno == noAttribute { return nil }
@@ -181,16 +198,22 @@ enum PlatformFileReplacement {
             /// Darwin's "no such attribute".
             private static let noAttribute = ENOATTR
 
-            private static func listAttributes(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int)
-                -> Int
-            {
-                flistxattr(descriptor, buffer, size, 0)
+            private static func listAttributes(
+                _ source: AttributeSource, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int
+            ) -> Int {
+                switch source {
+                case .path(let path): listxattr(path, buffer, size, 0)
+                case .descriptor(let descriptor): flistxattr(descriptor, buffer, size, 0)
+                }
             }
 
             private static func getAttribute(
-                _ descriptor: Int32, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int
+                _ source: AttributeSource, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int
             ) -> Int {
-                fgetxattr(descriptor, name, value, size, 0, 0)
+                switch source {
+                case .path(let path): getxattr(path, name, value, size, 0, 0)
+                case .descriptor(let descriptor): fgetxattr(descriptor, name, value, size, 0, 0)
+                }
             }
 
             private static func setAttribute(_ name: String, _ value: [UInt8], on descriptor: Int32) -> Int32 {
@@ -200,16 +223,22 @@ enum PlatformFileReplacement {
             /// Linux's "no such attribute".
             private static let noAttribute = ENODATA
 
-            private static func listAttributes(_ descriptor: Int32, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int)
-                -> Int
-            {
-                flistxattr(descriptor, buffer, size)
+            private static func listAttributes(
+                _ source: AttributeSource, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int
+            ) -> Int {
+                switch source {
+                case .path(let path): listxattr(path, buffer, size)
+                case .descriptor(let descriptor): flistxattr(descriptor, buffer, size)
+                }
             }
 
             private static func getAttribute(
-                _ descriptor: Int32, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int
+                _ source: AttributeSource, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int
             ) -> Int {
-                fgetxattr(descriptor, name, value, size)
+                switch source {
+                case .path(let path): getxattr(path, name, value, size)
+                case .descriptor(let descriptor): fgetxattr(descriptor, name, value, size)
+                }
             }
 
             private static func setAttribute(_ name: String, _ value: [UInt8], on descriptor: Int32) -> Int32 {

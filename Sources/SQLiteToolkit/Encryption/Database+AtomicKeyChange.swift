@@ -44,9 +44,16 @@ extension Database {
         let isWAL = try journalMode() == "wal"
         // A connection that chose exclusive locking keeps it after a change that did not happen.
         let wasExclusive = try queryValue("PRAGMA locking_mode", as: String.self)?.lowercased() == "exclusive"
-        try takeExclusiveAccess(isWAL: isWAL, operation: operation, wasExclusive: wasExclusive)
+        // Before the exclusive access: on Apple platforms the replacement's creation closes a descriptor of the
+        // original, which releases the process's locks on it.
         do {
             try replacement.prepare(operation: operation)
+            try takeExclusiveAccess(isWAL: isWAL, operation: operation, wasExclusive: wasExclusive)
+        } catch {
+            replacement.discard()
+            throw error
+        }
+        do {
             try writeCopy(to: replacement.replacementPath, key: key, cipher: cipher)
             try finishCopy(atPath: replacement.replacementPath, key: key, cipher: cipher, isWAL: isWAL)
             try replacement.commit(operation: operation)

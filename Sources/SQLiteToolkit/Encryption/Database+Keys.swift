@@ -133,8 +133,9 @@ extension Database {
     /// The error for a key given to a plain database, or `nil`. Checked before the codec sees the key: a codec
     /// once attached to a plain file leaves the connection unable to read it.
     private func keyForPlainDatabaseError(schema: String) -> DatabaseError? {
-        guard let filename = try? connection().filename(schema: schema), !filename.isEmpty,
-            let header = try? Database.header(atPath: filename), !header.isEmpty, Database.isPlainHeader(header)
+        // Through the connection's own file: a descriptor of ours would release the process's locks on it at close.
+        guard let header = try? connection().filePrefix(schema: schema, count: 101), !header.isEmpty,
+            Database.isPlainHeader(header)
         else { return nil }
         return DatabaseError(
             extendedCode: .notadb,

@@ -15,9 +15,22 @@ extension Database {
         return header.isEmpty || isPlainHeader(header)
     }
 
-    /// The first 101 bytes of the file at `path` (fewer when it is shorter).
+    /// The first 101 bytes of the file at `path` (fewer when it is shorter), read through a read-only SQLite
+    /// connection of its own: closing a descriptor of ours would release every POSIX lock the process holds on the
+    /// file, those of its open connections included, where SQLite keeps its descriptor open while another of the
+    /// process's connections holds a lock on the file.
     static func header(atPath path: String) throws -> [UInt8] {
-        try PlatformFiles.prefix(ofFileAt: path, count: 101)
+        // A relative name that starts with "file:" is a name, not a URI.
+        let name = path.hasPrefix("file:") ? "./" + path : path
+        let (code, connection) = ConnectionHandle.open(path: name, flags: [.readonly], vfs: nil)
+        defer { _ = connection?.closeV2() }
+        guard code == .ok, let connection else {
+            throw DatabaseError(extendedCode: .cantopen, message: "cannot open \(path)")
+        }
+        guard let bytes = connection.filePrefix(schema: "main", count: 101) else {
+            throw DatabaseError(extendedCode: .ioerr, message: "cannot read \(path)")
+        }
+        return bytes
     }
 
     /// Whether `bytes`, the start of a file, are those of a plain database.

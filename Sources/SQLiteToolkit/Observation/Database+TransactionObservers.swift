@@ -48,6 +48,16 @@ public struct DatabaseTransactionChanges: Sendable {
     /// The rows SQLite reported, in the order the statements changed them (of the observer's tables, when it
     /// named some); empty for an observer registered without row changes.
     public var rowChanges: [DatabaseRowChange]
+    /// Whether the database changed outside this connection: another connection, in this process or another,
+    /// committed since the connection last looked. ``tables`` and ``rowChanges`` are then empty, since SQLite does
+    /// not say what another connection changed, and ``changed(table:)`` answers `true` for every table.
+    ///
+    /// Only the connection of a ``DatabaseQueue`` and the writer of a ``DatabasePool`` learn of such commits, while
+    /// an observer is registered (see ``ExternalChangeDetection``). Several commits made close together outside the
+    /// connection can come as one such change. It may also come with no commit: SQLite's `data_version`, which
+    /// the connection reads, changes too when another process's checkpoint resets the WAL, and a database file that
+    /// another process renames over this one's path is never seen (the connection keeps the file it opened).
+    public var isExternal = false
 
     /// Whether the transaction changed the schema: observed queries without a table list run again.
     var schemaChanged = false
@@ -61,8 +71,9 @@ public struct DatabaseTransactionChanges: Sendable {
     }
 
     /// Whether the transaction changed `table`, compared as SQLite compares names: without regard to ASCII case.
+    /// Always `true` for a change made outside the connection (``isExternal``), which may have changed any table.
     public func changed(table: String) -> Bool {
-        tables.contains { TransactionObservationBroker.namesMatch($0, table) }
+        isExternal || tables.contains { TransactionObservationBroker.namesMatch($0, table) }
     }
 }
 
@@ -91,6 +102,10 @@ extension Database {
     /// once. It may use the connection (a read, even a write, whose commit is delivered in turn) and may close it.
     /// An observer that captures the connection keeps it alive until it is removed or the connection is closed:
     /// capture it `unowned` or `weak`, or close the connection when done.
+    ///
+    /// On the connection of a ``DatabaseQueue`` or the writer of a ``DatabasePool``, the observer also learns that
+    /// another connection or process committed, with ``DatabaseTransactionChanges/isExternal`` set and no table
+    /// named, whatever `tables` it watches (see <doc:SharingADatabase>).
     ///
     /// While an observer is registered the connection installs SQLite's commit, rollback and update hooks and an
     /// authorizer: setting any of those through ``handle`` replaces the connection's and stops the observers.
@@ -133,6 +148,7 @@ extension Database {
         let id = observation.add(
             tables: tables, includingRowChanges: includingRowChanges, wantsSchemaChanges: wantsSchemaChanges, observer)
         observation.install(on: connection)
+        startWatchingExternalChanges()
         return id
     }
 

@@ -24,8 +24,8 @@ extension DatabasePool {
     ///
     /// Without `tables`, the watched tables are those the last run read (through views and subqueries too, as
     /// SQLite's authorizer reports them); while a run is under way on a reader, any commit makes the query run
-    /// again. A commit by another process, or by a connection outside the pool, is not seen (see
-    /// <doc:ObservingChanges>).
+    /// again. A commit by another process, or by a connection outside the pool, makes the query run again, whatever
+    /// its tables, once the writer looks (see ``externalChangeDetection`` and <doc:SharingADatabase>).
     ///
     /// The sequence ends with the error of a read that throws, with ``DatabaseError/Reason/unknownTable(_:)`` at
     /// once when a name in `tables` is neither a table nor a view of the database, and without error when the pool

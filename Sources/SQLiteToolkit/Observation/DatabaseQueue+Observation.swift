@@ -15,8 +15,8 @@ extension DatabaseQueue {
     /// followed by a read, on the queue's connection, in a transaction of its own that starts right after that
     /// commit: every commit is seen, once, in order. Without `tables`, the watched tables are those the last read
     /// read (through views and subqueries too, as SQLite's authorizer reports them), so a query whose tables change
-    /// from one run to the next is followed. A commit by another connection or process is not seen (see
-    /// <doc:ObservingChanges>).
+    /// from one run to the next is followed. A commit by another connection or process makes the query run again,
+    /// whatever its tables, once the queue looks (see ``externalChangeDetection`` and <doc:SharingADatabase>).
     ///
     /// The sequence ends with the error of a read that throws, with ``DatabaseError/Reason/unknownTable(_:)`` at
     /// once when a name in `tables` is neither a table nor a view of the connection, and without error when the

@@ -44,10 +44,13 @@ final class ObservedRegion: Sendable {
     func commitNeedsRun(_ changes: DatabaseTransactionChanges, commitCount: Int) -> Int? {
         lock.withLock {
             if changes.commitNumber != 0 && changes.commitNumber <= seenCommits { return nil }
-            if let namedTables {
-                guard changes.tables.contains(where: { namedTables.contains($0.lowercased()) }) else { return nil }
-            } else if let readTables, runsUnderWay == 0, !changes.schemaChanged {
-                guard changes.tables.contains(where: { readTables.contains($0.lowercased()) }) else { return nil }
+            // A commit made outside the connection may have changed any table: the query runs again.
+            if !changes.isExternal {
+                if let namedTables {
+                    guard changes.tables.contains(where: { namedTables.contains($0.lowercased()) }) else { return nil }
+                } else if let readTables, runsUnderWay == 0, !changes.schemaChanged {
+                    guard changes.tables.contains(where: { readTables.contains($0.lowercased()) }) else { return nil }
+                }
             }
             runsUnderWay += 1
             seenCommits = max(seenCommits, commitCount)

@@ -98,6 +98,15 @@ final class TransactionObservationBroker {
     @exclusivity(unchecked) private var pendingDeliveries: [DatabaseTransactionChanges] = []
     @exclusivity(unchecked) private var isDelivering = false
 
+    /// The watch for other connections' commits of the queue or pool whose connection this is (`nil` on any other
+    /// connection): it runs while an observer is registered.
+    @exclusivity(unchecked) var externalChanges: ExternalChangeWatch?
+    /// Whether ``externalChanges`` was started for the observers registered now.
+    @exclusivity(unchecked) var watchesExternalChanges = false
+    /// The connection's `PRAGMA data_version` when it last looked, while ``watchesExternalChanges``; `nil` when it
+    /// could not read it.
+    @exclusivity(unchecked) var dataVersion: Int64?
+
     var isEmpty: Bool { observers.isEmpty }
 
     /// Records a row the update hook reported, when an observer wants the rows of its table: the hook asks for
@@ -147,6 +156,12 @@ final class TransactionObservationBroker {
 
     private func observersChanged() {
         generation &+= 1
+        if observers.isEmpty && watchesExternalChanges {
+            // The last observation ended, or the connection closes: nothing needs to look any more.
+            watchesExternalChanges = false
+            dataVersion = nil
+            externalChanges?.stop()
+        }
         var watched: Set<String>? = []
         var rows: Set<String>? = []
         for observer in observers {
@@ -500,6 +515,21 @@ final class TransactionObservationBroker {
         changes.schemaChanged = changedSchema
         changes.commitNumber = commitCount
         pendingDeliveries.append(changes)
+        deliverPending()
+    }
+
+    /// Tells every observer, whatever tables it watches, that the database changed outside this connection. Not a
+    /// commit of this connection: it has no number (observed queries run again whatever they have seen).
+    func deliverExternalChange() {
+        var changes = DatabaseTransactionChanges(tables: [], rowChanges: [])
+        changes.isExternal = true
+        pendingDeliveries.append(changes)
+        deliverPending()
+    }
+
+    /// Tells the observers of the commits waiting, in order, unless a delivery is under way (an observer that
+    /// committed), which tells them after its own.
+    private func deliverPending() {
         guard !isDelivering else { return }
         isDelivering = true
         defer { isDelivering = false }
@@ -513,6 +543,11 @@ final class TransactionObservationBroker {
     private func tell(_ commit: DatabaseTransactionChanges) {
         // A copy: an observer may add or remove observers.
         for observer in observers {
+            if commit.isExternal {
+                // What changed is unknown: it may be any observer's tables.
+                observer.callback(commit)
+                continue
+            }
             var changes = commit
             if !observer.includingRowChanges { changes.rowChanges = [] }
             if let watched = observer.tables {

@@ -47,6 +47,12 @@
 //       THREADS threads, released together, open the database at PATH encrypted with CIPHER and count its rows: the
 //       process's
 //       first encrypted reads happen on several threads at once (CipherFirstUse.swift); prints "ok THREADS ROWS"
+//   sqltk-test-helper commit-rows PATH N [--pause-ms MS | --on-request]
+//       commits the rows 1 to N into `item (n)`, one transaction each, after a pause (100 ms by default) or, with
+//       `--on-request`, after reading a line from standard input; prints "committed I" after each
+//       (ExternalCommits.swift)
+//   sqltk-test-helper apply-changeset PATH FILE
+//       applies the changeset stored in FILE to the database at PATH; prints "ok"
 //
 // Later tests add their subcommands to `commands`.
 
@@ -72,6 +78,8 @@ let commands: [String: ([String]) throws -> Void] = [
     "replica-load-again": replicaLoadAgain,
     "replica-bench": replicaBench,
     "cipher-first-use": cipherFirstUse,
+    "commit-rows": commitRows,
+    "apply-changeset": applyChangeset,
 ]
 
 func createCounter(_ arguments: [String]) throws {
