@@ -55,6 +55,9 @@ public final class DatabasePool: Sendable {
     let snapshots = SnapshotRegistry()
     /// The observed queries, as the writer sees them (Observation/PoolObservedQueries.swift).
     let observedQueries = PoolObservedQueries()
+    /// Orders the pool's suspensions and resumes, one at a time (DatabasePool+Suspension.swift); no access or close
+    /// takes it.
+    let suspensionLock = Lock()
 
     let writer: SerializedDatabase
     /// How reader connections are opened: the writer's path, configuration and set-up hook, with the readers'
@@ -263,6 +266,7 @@ public final class DatabasePool: Sendable {
         if let open = reader.database { return open }
         let database = try readerRecipe.open()
         reader.database = database
+        reader.setInterruptHandle(database.interruptHandle)
         return database
     }
 
@@ -298,6 +302,10 @@ public final class DatabasePool: Sendable {
                 } catch let error as DatabaseError where error.code == .readonly {
                     var error = error
                     error.reason = .writeInReadAccess
+                    throw error
+                } catch let error as DatabaseError where error.code == .interrupt && readers.isSuspended {
+                    var error = error
+                    error.reason = .suspended
                     throw error
                 }
             }, on: database, cancellation: cancellation)

@@ -36,6 +36,8 @@ public final class DatabaseSnapshot: @unchecked Sendable {
         guard pool.isOpen else {
             throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
         }
+        // A snapshot's own connection holds a lock, which a suspension must not leave behind.
+        if pool.isSuspended { throw ReaderCheckout.suspendedError }
         let holder = try pool.readerRecipe.open()
         do {
             var attempts = 0

@@ -38,6 +38,19 @@ final class PooledReader: @unchecked Sendable {
     /// reader until its cancellation handler is removed, so one record serves them all, without an allocation per
     /// access.
     let inPlaceCancellation = AccessCancellation()
+    /// The interrupt handle of the reader's connection, which a suspension of the pool uses from its own thread
+    /// (``database`` belongs to the read that holds the reader); set when the connection opens.
+    private let interruptTarget = LockedState<InterruptHandle?>(nil)
+
+    /// Records the interrupt handle of the reader's newly opened connection.
+    func setInterruptHandle(_ handle: InterruptHandle) {
+        interruptTarget.withLock { $0 = handle }
+    }
+
+    /// Interrupts the statement the reader's connection runs now, if any, from any thread.
+    func interrupt() {
+        interruptTarget.withLock { $0 }?.interrupt()
+    }
 
     /// Takes the reader when it is idle; whether it did.
     @inline(__always)

@@ -42,6 +42,8 @@ final class ReaderCheckout: @unchecked Sendable {
     private var retiringCount = 0
     private var waitingBarrierCount = 0
     private var isClosed = false
+    /// Set during a suspension of the pool (DatabasePool+Suspension.swift): reads throw or wait, as it says.
+    private var suspension: SuspendedAccesses?
     /// The reads waiting for a reader, by ticket, first in line first.
     private var line: [Int] = []
     private var nextTicket = 0
@@ -83,12 +85,36 @@ final class ReaderCheckout: @unchecked Sendable {
 
     /// Stores in ``slowPathOnly`` whether reads must take the slow path. Called with `condition` held.
     private func updateSlowPath() {
-        slowPathOnly.store(isClosed || waitingBarrierCount > 0 || !line.isEmpty ? 1 : 0)
+        slowPathOnly.store(isClosed || suspension != nil || waitingBarrierCount > 0 || !line.isEmpty ? 1 : 0)
     }
 
     /// Throws when the pool is closed. Called with `condition` held.
     private func checkOpen() throws {
         if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
+        if suspension == .fail { throw Self.suspendedError }
+    }
+
+    /// The error of a read refused during a suspension.
+    static let suspendedError = DatabaseError(
+        extendedCode: .busy, message: "the database pool is suspended: resume() lets accesses run again",
+        reason: .suspended)
+
+    /// Waits while the pool is suspended with waiting accesses; throws when it is closed or suspended with failing
+    /// ones, or when the task of `cancellation` is cancelled. Called with `condition` held.
+    private func waitWhileSuspended(cancellation: AccessCancellation?) throws {
+        try checkOpen()
+        guard suspension != nil else { return }
+        waiterCount.add(1)
+        cancellation?.waitingBegins(on: condition)
+        defer {
+            cancellation?.waitingEnds()
+            waiterCount.add(-1)
+        }
+        while suspension != nil {
+            try checkOpen()
+            if let cancellation, cancellation.isCancelled { throw CancellationError() }
+            condition.wait()
+        }
     }
 
     /// Wakes the threads waiting for a reader's state to change, if any: called after giving a reader back.
@@ -143,6 +169,11 @@ final class ReaderCheckout: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkOpen()
+        if suspension != nil {
+            // An async read that would run in place waits elsewhere instead.
+            if case .noWait = wait { return nil }
+            try waitWhileSuspended(cancellation: cancellation)
+        }
         if line.isEmpty && waitingBarrierCount == 0, let reader = takeIdleOrNew() { return reader }
         let deadline: MonotonicDeadline
         switch wait {
@@ -193,7 +224,7 @@ final class ReaderCheckout: @unchecked Sendable {
     /// taken now, while a barrier write waits or runs, reads wait in line, and once the pool is closed.
     func takeIdleWithoutWaiting() -> PooledReader? {
         condition.withLock {
-            guard !isClosed, waitingBarrierCount == 0, line.isEmpty else { return nil }
+            guard !isClosed, suspension == nil, waitingBarrierCount == 0, line.isEmpty else { return nil }
             return takeIdleOrNew()
         }
     }
@@ -305,6 +336,8 @@ final class ReaderCheckout: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         isClosed = true
+        // A closed pool is not suspended: its reopen() opens it for reads.
+        suspension = nil
         updateSlowPath()
         condition.broadcast()
         var retired: [PooledReader] = []
@@ -326,6 +359,40 @@ final class ReaderCheckout: @unchecked Sendable {
             waiterCount.add(-1)
         }
         return retired
+    }
+
+    // MARK: - Suspension
+
+    /// Whether reads are suspended now.
+    var isSuspended: Bool { condition.withLock { suspension != nil } }
+
+    /// Refuses new reads (or keeps them waiting, as `accesses` says), interrupts the reads in progress again and
+    /// again until they end, then retires the idle readers and returns them, for their connections to be closed.
+    func suspend(accesses: SuspendedAccesses) -> [PooledReader] {
+        condition.lock()
+        defer { condition.unlock() }
+        suspension = accesses
+        updateSlowPath()
+        condition.broadcast()
+        waiterCount.add(1)
+        // Again and again: a statement the read starts after an interruption returned is not interrupted.
+        while retiringCount > 0 || readers.contains(where: { $0.isInUse }) {
+            for reader in readers where reader.isInUse { reader.interrupt() }
+            _ = condition.wait(until: MonotonicDeadline(secondsFromNow: 0.01))
+        }
+        waiterCount.add(-1)
+        let retired = retireIdleReaders()
+        condition.broadcast()
+        return retired
+    }
+
+    /// Lets reads take readers again after ``suspend(accesses:)``; the waiting ones first.
+    func resume() {
+        condition.lock()
+        suspension = nil
+        updateSlowPath()
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Lets reads take readers again after ``close(waitingForReads:)``.

@@ -14,18 +14,22 @@ import Dispatch
 /// identity (which a pool shares for its readers), so an access started on that thread before the first ends throws
 /// instead of waiting for itself.
 final class SerializedDatabase: @unchecked Sendable {
-    // @unchecked Sendable: `database`, `isBusy`, `acceptsAccesses` and `closesWhenAccessEnds` are read and written
-    // only while holding `lock`. The connection itself is used only by the access that set `isBusy`.
-    private let lock = Lock()
-    private var database: Database?
-    private var isBusy = false
+    // @unchecked Sendable: `database`, `isBusy`, `acceptsAccesses`, `closesWhenAccessEnds` and `suspension` are read
+    // and written only while holding `lock`. The connection itself is used only by the access that set `isBusy`.
+    // The first three are internal for the suspension (SerializedDatabase+Suspension.swift).
+    let lock = Lock()
+    var database: Database?
+    var isBusy = false
+    /// Set from the start of a ``suspend(accesses:)`` until ``resume()`` or a close: accesses throw
+    /// ``DatabaseError/Reason/suspended`` or wait, as it says.
+    var suspension: Suspension?
     /// `false` from the start of a close until a reopen has opened the connection again: accesses then throw,
     /// instead of taking the connection before the close that waits for it.
-    private var acceptsAccesses = true
+    var acceptsAccesses = true
     /// Set by ``close()`` called inside the access in progress: the access closes the connection when it ends.
     private var closesWhenAccessEnds = false
     /// The accesses (and reopens) waiting in `lock`'s condition variable, for tests that need to know one waits.
-    private(set) var waitingCount = 0
+    var waitingCount = 0
     /// Open, closing, closed or reopening: see ``ConnectionLifecycle``.
     private let lifecycle = ConnectionLifecycle()
     /// How the connection is opened; changed only by a key change (the new key), under `lock`.
@@ -102,14 +106,15 @@ final class SerializedDatabase: @unchecked Sendable {
     private func checkOut(cancellation: AccessCancellation?) throws -> Database {
         lock.lock()
         defer { lock.unlock() }
-        if isBusy && acceptsAccesses {
+        if (isBusy || suspension != nil) && acceptsAccesses {
             waitingCount += 1
             cancellation?.waitingBegins(on: lock)
             defer {
                 cancellation?.waitingEnds()
                 waitingCount -= 1
             }
-            while isBusy && acceptsAccesses {
+            while (isBusy || suspension != nil) && acceptsAccesses {
+                if let suspension, suspension.accesses == .fail { throw suspendedError() }
                 if let cancellation, cancellation.isCancelled { throw CancellationError() }
                 lock.wait()
             }
@@ -124,6 +129,10 @@ final class SerializedDatabase: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard acceptsAccesses, let database else { throw closedError() }
+        if let suspension {
+            if suspension.accesses == .fail { throw suspendedError() }
+            return nil
+        }
         if isBusy { return nil }
         isBusy = true
         return database
@@ -133,7 +142,7 @@ final class SerializedDatabase: @unchecked Sendable {
     /// broadcast, not a signal, since the waiters are of several kinds and a wake-up taken by one that then does
     /// not take the connection would leave the others asleep. A connection closed here is closed after the lock is
     /// given back: closing may run user code (a trace of the close), which must never run under the lock.
-    private func checkIn() {
+    func checkIn() {
         lock.lock()
         isBusy = false
         var closing: Database?
@@ -161,7 +170,11 @@ final class SerializedDatabase: @unchecked Sendable {
         defer { ThreadAccesses.leave(identity, from: list) }
         let database = try checkOut(cancellation: cancellation)
         defer { checkIn() }
-        return try Self.run(body, on: database, transaction: kind, cancellation: cancellation)
+        do {
+            return try Self.run(body, on: database, transaction: kind, cancellation: cancellation)
+        } catch let error as DatabaseError where error.code == .interrupt {
+            throw markedIfSuspended(error)
+        }
     }
 
     /// Runs `body` on a connection the caller has taken, in a transaction of `kind` when it is not `nil`, then ends
@@ -237,6 +250,8 @@ final class SerializedDatabase: @unchecked Sendable {
         lifecycle.close(insideAccess: isInsideAccess) {
             lock.lock()
             acceptsAccesses = false
+            // A closed queue is not suspended: its reopen() opens it for accesses.
+            suspension = nil
             lock.broadcast()
             if isInsideAccess && isBusy && database != nil {
                 // The access in progress closes the connection when it ends (checkIn()), and ends the close.
@@ -339,7 +354,11 @@ extension SerializedDatabase: AsyncAccessTarget {
         _ body: (Database) throws -> T
     ) throws -> T {
         defer { ThreadAccesses.leave(identity, from: taken.1) }
-        return try Self.run(body, on: taken.0, transaction: kind, cancellation: cancellation)
+        do {
+            return try Self.run(body, on: taken.0, transaction: kind, cancellation: cancellation)
+        } catch let error as DatabaseError where error.code == .interrupt {
+            throw markedIfSuspended(error)
+        }
     }
 
     /// Gives the connection back.

@@ -37,6 +37,9 @@
 //       THREADS threads, released together, open the database at PATH encrypted with CIPHER and count its rows: the
 //       process's
 //       first encrypted reads happen on several threads at once (CipherFirstUse.swift); prints "ok THREADS ROWS"
+//   sqltk-test-helper locks PATH
+//       the POSIX locks other processes hold on PATH, PATH-wal and PATH-shm, seen through fcntl(F_GETLK) (Locks.swift):
+//       prints "lock FILE TYPE START LENGTH PID" for each, then "done"
 //
 // Later tests add their subcommands to `commands`.
 
@@ -59,6 +62,7 @@ let commands: [String: ([String]) throws -> Void] = [
     "replication-write": replicationWrite,
     "replication-verify": replicationVerify,
     "cipher-first-use": cipherFirstUse,
+    "locks": locks,
 ]
 
 func createCounter(_ arguments: [String]) throws {

@@ -1,0 +1,53 @@
+extension DatabasePool {
+    /// Lets go of every lock the pool's connections hold on the database, `-wal` and `-shm` files, until
+    /// ``resume()``: what an iOS app must do before it is suspended with its database in a shared container, or the
+    /// system kills it (exception `0xdead10cc`). See <doc:SharingADatabase>.
+    ///
+    /// It refuses new reads and writes (or keeps them waiting, with `accesses: .wait`), interrupts the accesses in
+    /// progress (`sqlite3_interrupt`, again until they end: their statements fail, their transactions roll back, and
+    /// they throw ``DatabaseError/Reason/suspended``), waits for them to end, closes the reader connections and the
+    /// live ``DatabaseSnapshot``s (whose reads then throw ``DatabaseError/Reason/accessAfterClose``: a WAL snapshot
+    /// cannot outlive the connections that pin it), resets the writer's statements and closes its SQLite
+    /// connection. When it returns, this process holds no lock on the three files through this pool. Making a
+    /// snapshot during the suspension throws ``DatabaseError/Reason/suspended``.
+    ///
+    /// ``resume()`` opens the writer again with its key, set-up hook, pragmas and limits (readers open as reads need
+    /// them), and the observed queries carry on: their streams survive the suspension and continue after it.
+    /// Suspending a suspended pool waits for the suspension under way to end; ``close()`` during a suspension ends
+    /// it (the pool is then closed, and ``reopen()`` opens it).
+    ///
+    /// - Parameter accesses: what an access started during the suspension does: ``SuspendedAccesses/fail`` (the
+    ///   default) throws ``DatabaseError/Reason/suspended``; ``SuspendedAccesses/wait`` waits for the resume.
+    /// - Throws: ``DatabaseError/Reason/reentrantAccess`` inside an access to this pool;
+    ///   ``DatabaseError/Reason/suspensionLosesConnectionState`` when the writer has state a reopen would lose (it
+    ///   is then not suspended, and the pool serves accesses again).
+    public func suspend(accesses: SuspendedAccesses = .fail) throws {
+        try writer.checkNotReentrant("suspend()")
+        try suspensionLock.withLock {
+            for reader in readers.suspend(accesses: accesses) { reader.database?.close() }
+            snapshots.closeLive()
+            do {
+                try writer.suspend(accesses: accesses)
+            } catch {
+                readers.resume()
+                throw error
+            }
+        }
+    }
+
+    /// Ends a suspension: opens the writer again as it was and lets accesses run (the waiting ones first). Does
+    /// nothing when the pool is not suspended.
+    ///
+    /// - Throws: the error of reopening the writer or of its set-up hook: the pool then stays suspended, and a later
+    ///   `resume()` tries again; ``DatabaseError/Reason/reentrantAccess`` inside an access to this pool.
+    public func resume() throws {
+        try writer.checkNotReentrant("resume()")
+        try suspensionLock.withLock {
+            try writer.resume()
+            readers.resume()
+        }
+    }
+
+    /// Whether the pool is suspended: from the start of ``suspend(accesses:)`` until ``resume()`` or ``close()``.
+    public var isSuspended: Bool { readers.isSuspended || writer.isSuspended }
+}

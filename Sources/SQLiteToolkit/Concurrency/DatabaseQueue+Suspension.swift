@@ -1,0 +1,40 @@
+extension DatabaseQueue {
+    /// Lets go of every lock the queue's connection holds on the database, `-wal` and `-shm` files, until
+    /// ``resume()``: what an iOS app must do before it is suspended with its database in a shared container, or
+    /// the system kills it (exception `0xdead10cc`). See <doc:SharingADatabase>.
+    ///
+    /// It refuses new accesses (or keeps them waiting, with `accesses: .wait`), interrupts the access in progress
+    /// (`sqlite3_interrupt`, again until it ends: its statement fails, its transaction is rolled back, and it throws
+    /// ``DatabaseError/Reason/suspended``), waits for it to end, resets every statement, and closes the SQLite
+    /// connection of a database file: in WAL mode an idle open connection still holds a shared lock on the `-shm`
+    /// file and on the database file, so only a close releases them. When it returns, this process holds no lock
+    /// on the three files through this queue. ``resume()`` opens the connection again with its key, set-up hook,
+    /// pragmas and limits, and the observers carry on: an observed query's stream survives the suspension and
+    /// continues after the resume. An in-memory database holds no file lock and stays open (closing would lose it).
+    ///
+    /// Suspending a suspended queue waits for the suspension under way (from another thread) to end and changes
+    /// how accesses are treated to `accesses`. ``close()`` during a suspension ends it (the queue is then closed,
+    /// and ``reopen()`` opens it).
+    ///
+    /// - Parameter accesses: what an access started during the suspension does: ``SuspendedAccesses/fail`` (the
+    ///   default) throws ``DatabaseError/Reason/suspended``; ``SuspendedAccesses/wait`` waits for the resume.
+    /// - Throws: ``DatabaseError/Reason/reentrantAccess`` inside an access to this queue;
+    ///   ``DatabaseError/Reason/suspensionLosesConnectionState`` when the connection has state a reopen would lose
+    ///   (attached databases, temporary tables, sessions, a trace or progress handler, functions or collations
+    ///   given outside the set-up hook): it is then not suspended, though the access in progress was interrupted.
+    public func suspend(accesses: SuspendedAccesses = .fail) throws {
+        try serialized.suspend(accesses: accesses)
+    }
+
+    /// Ends a suspension: opens the connection again as it was and lets accesses run (the waiting ones first).
+    /// Does nothing when the queue is not suspended.
+    ///
+    /// - Throws: the error of reopening the connection or of its set-up hook: the queue then stays suspended, and a
+    ///   later `resume()` tries again; ``DatabaseError/Reason/reentrantAccess`` inside an access to this queue.
+    public func resume() throws {
+        try serialized.resume()
+    }
+
+    /// Whether the queue is suspended: from the start of ``suspend(accesses:)`` until ``resume()`` or ``close()``.
+    public var isSuspended: Bool { serialized.isSuspended }
+}
