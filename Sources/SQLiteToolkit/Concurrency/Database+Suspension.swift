@@ -7,8 +7,8 @@ extension Database {
     /// pragmas and limits it has now). An in-memory or temporary database stays open (it holds no file lock, and
     /// closing would lose it): `nil`.
     ///
-    /// In WAL mode, SQLite's unix VFS holds a shared lock on the `-shm` file's "DMS" byte and one on the database
-    /// file for as long as the connection is open, even idle: only a close gives them back.
+    /// In WAL mode, SQLite's unix VFS holds a shared lock on the `-shm` file's "DMS" byte for as long as the
+    /// connection is open, even idle (and older SQLites one on the database file too): only a close gives it back.
     ///
     /// - Throws: ``DatabaseError/Reason/suspensionLosesConnectionState`` when the connection has state the reopen
     ///   cannot give back (attached databases, temporary tables, sessions, a trace or progress handler, functions

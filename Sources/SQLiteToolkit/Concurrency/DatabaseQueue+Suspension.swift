@@ -7,7 +7,7 @@ extension DatabaseQueue {
     /// (`sqlite3_interrupt`, again until it ends: its statement fails, its transaction is rolled back, and it throws
     /// ``DatabaseError/Reason/suspended``), waits for it to end, resets every statement, and closes the SQLite
     /// connection of a database file: in WAL mode an idle open connection still holds a shared lock on the `-shm`
-    /// file and on the database file, so only a close releases them. When it returns, this process holds no lock
+    /// file, so only a close releases it. When it returns, this process holds no lock
     /// on the three files through this queue. ``resume()`` opens the connection again with its key, set-up hook,
     /// pragmas and limits, and the observers carry on: an observed query's stream survives the suspension and
     /// continues after the resume. An in-memory database holds no file lock and stays open (closing would lose it).

@@ -1,3 +1,5 @@
+// DispatchTime: Dispatch is its own module.
+import Dispatch
 import SQLiteBindings
 
 /// One state of a ``DatabasePool``'s database, kept for several reads that must all see it, whatever the writer
@@ -30,8 +32,16 @@ public final class DatabaseSnapshot: @unchecked Sendable {
     private var holder: Database?
     private var snapshot: SnapshotHandle?
 
-    init(pool: DatabasePool) throws {
+    /// What the snapshot is called in a WAL report (``WALReport``): the label given to ``DatabasePool/makeSnapshot(label:fileID:line:)``,
+    /// or where it was made.
+    public let label: String
+    /// When the snapshot was made, in nanoseconds of Dispatch's uptime clock.
+    let createdAt: UInt64
+
+    init(pool: DatabasePool, label: String) throws {
         self.pool = pool
+        self.label = label
+        self.createdAt = DispatchTime.now().uptimeNanoseconds
         // A closed pool would let it open a connection of its own that no read could use.
         guard pool.isOpen else {
             throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
@@ -199,6 +209,11 @@ final class SnapshotRegistry: Sendable {
     }
 
     /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read).
+    /// The snapshots open now.
+    func liveSnapshots() -> [DatabaseSnapshot] {
+        state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
+    }
+
     func closeLive() {
         let live = state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
         for snapshot in live { snapshot.close() }
@@ -219,7 +234,15 @@ extension DatabasePool {
     ///   own then commits one frame that changes nothing, so on such a pool the call also throws what that write
     ///   would: `SQLITE_READONLY` for a read-only pool, `SQLITE_BUSY` after the busy timeout inside a write of the
     ///   pool; the message says why the snapshot needed a write.
-    public func makeSnapshot() throws -> DatabaseSnapshot {
-        try DatabaseSnapshot(pool: self)
+    ///
+    /// - Parameters:
+    ///   - label: what a WAL report (``WALHygiene/report``) calls the snapshot while it pins the WAL; by default,
+    ///     the file and line of the call.
+    ///   - fileID: the file of the call, for the default label.
+    ///   - line: the line of the call, for the default label.
+    public func makeSnapshot(
+        label: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) throws -> DatabaseSnapshot {
+        try DatabaseSnapshot(pool: self, label: label ?? "snapshot made at \(fileID):\(line)")
     }
 }

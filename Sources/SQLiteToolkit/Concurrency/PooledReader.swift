@@ -42,6 +42,19 @@ final class PooledReader: @unchecked Sendable {
     /// (``database`` belongs to the read that holds the reader); set when the connection opens.
     private let interruptTarget = LockedState<InterruptHandle?>(nil)
 
+    /// When the access holding the reader began its read transaction, in nanoseconds of Dispatch's uptime clock, for
+    /// the WAL report (``WALHygiene``); 0 while no access holds it. Written by the holder, read by anyone.
+    let readSince = AtomicWord(0)
+    /// Whether the access holding the reader is an observed query's run (1) rather than a read (0).
+    let readIsObservation = AtomicWord(0)
+
+    /// Records the start of an access's read transaction on the reader.
+    @inline(__always)
+    func markReadStarted(observation: Bool) {
+        readIsObservation.store(observation ? 1 : 0)
+        readSince.store(Int(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
+    }
+
     /// Records the interrupt handle of the reader's newly opened connection.
     func setInterruptHandle(_ handle: InterruptHandle) {
         interruptTarget.withLock { $0 = handle }

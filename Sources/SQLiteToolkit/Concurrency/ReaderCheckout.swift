@@ -361,6 +361,18 @@ final class ReaderCheckout: @unchecked Sendable {
         return retired
     }
 
+    /// The reads in progress, for the WAL report: since when (Dispatch's uptime, in nanoseconds), and whether each
+    /// is an observed query's run.
+    func activeReads() -> [(since: UInt64, isObservation: Bool)] {
+        condition.withLock {
+            readers.compactMap { reader in
+                let since = reader.readSince.load()
+                guard since > 0 else { return nil }
+                return (UInt64(since), reader.readIsObservation.load() == 1)
+            }
+        }
+    }
+
     // MARK: - Suspension
 
     /// Whether reads are suspended now.
