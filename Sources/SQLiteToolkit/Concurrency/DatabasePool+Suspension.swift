@@ -19,19 +19,17 @@ extension DatabasePool {
     /// - Parameter accesses: what an access started during the suspension does: ``SuspendedAccesses/fail`` (the
     ///   default) throws ``DatabaseError/Reason/suspended``; ``SuspendedAccesses/wait`` waits for the resume.
     /// - Throws: ``DatabaseError/Reason/reentrantAccess`` inside an access to this pool;
-    ///   ``DatabaseError/Reason/suspensionLosesConnectionState`` when the writer has state a reopen would lose (it
-    ///   is then not suspended, and the pool serves accesses again).
+    ///   ``DatabaseError/Reason/suspensionLosesConnectionState`` when the writer has state a reopen would lose
+    ///   (nothing is then suspended or closed, though the write in progress was interrupted).
     public func suspend(accesses: SuspendedAccesses = .fail) throws {
         try writer.checkNotReentrant("suspend()")
         try suspensionLock.withLock {
+            // The writer first: when it refuses (state a reopen would lose), nothing else has changed.
+            try writer.suspend(accesses: accesses)
+            // The pool reports itself suspended from now on: no snapshot starts, and those under way end first.
+            snapshotCreations.waitUntilNone()
             for reader in readers.suspend(accesses: accesses) { reader.database?.close() }
             snapshots.closeLive()
-            do {
-                try writer.suspend(accesses: accesses)
-            } catch {
-                readers.resume()
-                throw error
-            }
         }
     }
 
@@ -50,4 +48,35 @@ extension DatabasePool {
 
     /// Whether the pool is suspended: from the start of ``suspend(accesses:)`` until ``resume()`` or ``close()``.
     public var isSuspended: Bool { readers.isSuspended || writer.isSuspended }
+}
+
+/// The snapshots of a pool being made, each opening a connection of its own: a suspension waits until none is.
+final class SnapshotCreations: @unchecked Sendable {
+    // @unchecked Sendable: `count` is read and written only while holding `lock`.
+    private let lock = Lock()
+    private var count = 0
+
+    /// Counts a snapshot being made, unless `isRefused()` (asked under the lock, so a suspension that began
+    /// before is seen, and one that begins after waits for this snapshot).
+    func begin(refusedWhen isRefused: () -> Bool) throws {
+        try lock.withLock {
+            if isRefused() { throw ReaderCheckout.suspendedError }
+            count += 1
+        }
+    }
+
+    /// The snapshot is made (and registered, so a suspension closes it) or failed.
+    func end() {
+        lock.withLock {
+            count -= 1
+            if count == 0 { lock.broadcast() }
+        }
+    }
+
+    /// Waits until no snapshot is being made.
+    func waitUntilNone() {
+        lock.lock()
+        while count > 0 { lock.wait() }
+        lock.unlock()
+    }
 }

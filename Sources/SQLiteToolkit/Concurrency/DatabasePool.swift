@@ -58,6 +58,8 @@ public final class DatabasePool: Sendable {
     /// Orders the pool's suspensions and resumes, one at a time (DatabasePool+Suspension.swift); no access or close
     /// takes it.
     let suspensionLock = Lock()
+    /// The snapshots being made, which a suspension waits for (DatabasePool+Suspension.swift).
+    let snapshotCreations = SnapshotCreations()
     /// Watches the WAL's size and truncates it when the pool is idle (DatabasePool+WALHygiene.swift).
     let walMonitor: WALMonitor
 

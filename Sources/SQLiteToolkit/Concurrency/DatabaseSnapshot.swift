@@ -46,8 +46,10 @@ public final class DatabaseSnapshot: @unchecked Sendable {
         guard pool.isOpen else {
             throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
         }
-        // A snapshot's own connection holds a lock, which a suspension must not leave behind.
-        if pool.isSuspended { throw ReaderCheckout.suspendedError }
+        // A snapshot's own connection holds a lock, which a suspension must not leave behind: a suspension waits
+        // for the snapshots being made, and none is made once it began.
+        try pool.snapshotCreations.begin(refusedWhen: { pool.isSuspended })
+        defer { pool.snapshotCreations.end() }
         let holder = try pool.readerRecipe.open()
         do {
             var attempts = 0
