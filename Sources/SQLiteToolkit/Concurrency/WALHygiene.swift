@@ -86,7 +86,7 @@ public struct WALReport: Sendable {
 public struct WALReadHolder: Sendable, Hashable {
     /// What holds the read transaction.
     public enum Kind: Sendable, Hashable {
-        /// A read access (``DatabasePool/read(_:)``), a snapshot's read included.
+        /// A read access (``DatabasePool/read(_:)-2mi4f``), a snapshot's read included.
         case read
         /// A ``DatabaseSnapshot``, for as long as it is open.
         case snapshot
