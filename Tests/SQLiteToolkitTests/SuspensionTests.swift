@@ -238,3 +238,57 @@ struct QueueSuspensionTests {
         #expect(try queue.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 1)
     }
 }
+
+@Suite("Suspension: keys and failed resumes", .serialized, .timeLimit(.minutes(2)))
+struct SuspensionResumeTests {
+    struct HookFailure: Error {}
+
+    @Test("a resume whose set-up hook throws leaves the queue suspended; the next resume carries on")
+    func failedResume() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let failing = Locked(false)
+            let queue = try DatabaseQueue(path: path) { db in
+                if failing.current { throw HookFailure() }
+                _ = try db.queryValue("PRAGMA journal_mode = WAL", as: String.self)
+            }
+            defer { queue.close() }
+            try queue.write { db in try db.execute("CREATE TABLE t (x)") }
+            try queue.suspend()
+            failing.withLock { $0 = true }
+            #expect(throws: HookFailure.self) { try queue.resume() }
+            #expect(queue.isSuspended)
+            #expect(try LockProbe.locks(on: path) == [])
+            let refused = #expect(throws: DatabaseError.self) { try queue.read { _ in } }
+            #expect(refused?.reason == .suspended)
+            failing.withLock { $0 = false }
+            try queue.resume()
+            #expect(try queue.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 0)
+        }
+    }
+
+    @Test("an encrypted pool resumes with its key, the one a key change set last")
+    func encryptedPool() throws {
+        try TemporaryFile.withDatabasePath { path in
+            var configuration = Database.Configuration()
+            configuration.key = .passphrase("first")
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            defer { pool.close() }
+            try pool.write { db in
+                try db.execute("CREATE TABLE t (x)")
+                try db.execute("INSERT INTO t VALUES (1)")
+            }
+            try pool.changeKey(to: .passphrase("second"))
+            try pool.suspend()
+            #expect(try LockProbe.locks(on: path) == [])
+            try pool.resume()
+            #expect(try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 1)
+            try pool.write { db in try db.execute("INSERT INTO t VALUES (2)") }
+            pool.close()
+            var second = Database.Configuration()
+            second.key = .passphrase("second")
+            let db = try Database(path: path, configuration: second)
+            defer { db.close() }
+            #expect(try db.queryValue("SELECT count(*) FROM t", as: Int.self) == 2)
+        }
+    }
+}
