@@ -213,3 +213,30 @@ struct LockAuditTests {
         #expect(error?.reason == .connectionClosed)
     }
 }
+
+@Suite("Suspension of a pool: observation runs", .serialized, .timeLimit(.minutes(2)))
+struct PoolSuspensionObservationTests {
+    @Test("an observed query's run that a suspension interrupts ends its stream with SQLITE_INTERRUPT, no hang")
+    func interruptedRun() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let started = Locked(false)
+            let slow = Locked(false)
+            let pool = try DatabasePool(path: path, setUp: suspensionSetUp(marking: started))
+            defer { pool.close() }
+            try await pool.write { db in try db.execute("CREATE TABLE t (x)") }
+            let stream = pool.observe(tables: ["t"], bufferingPolicy: .unbounded) { db in
+                if slow.current { return try db.queryValue(longMarkedQuery, as: Int.self) ?? -1 }
+                return try db.queryValue("SELECT count(*) FROM t", as: Int.self) ?? -1
+            }
+            var iterator = stream.makeAsyncIterator()
+            #expect(try await iterator.next() == 0)
+            slow.withLock { $0 = true }
+            try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
+            #expect(await waitUntil { started.current })
+            try pool.suspend()
+            try pool.resume()
+            let error = await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
+            #expect(error?.code == .interrupt)
+        }
+    }
+}

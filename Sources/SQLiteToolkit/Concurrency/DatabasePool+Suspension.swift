@@ -12,7 +12,10 @@ extension DatabasePool {
     /// snapshot during the suspension throws ``DatabaseError/Reason/suspended``.
     ///
     /// ``resume()`` opens the writer again with its key, set-up hook, pragmas and limits (readers open as reads need
-    /// them), and the observed queries carry on: their streams survive the suspension and continue after it.
+    /// them), and the observed queries carry on: their streams survive the suspension and continue after it, except
+    /// one whose run the suspension interrupted, which ends with that run's error (`SQLITE_INTERRUPT`). An observed
+    /// query started during the suspension reads its first value in a write access: it waits for the resume, or its
+    /// stream ends with ``DatabaseError/Reason/suspended``, as `accesses` says.
     /// Suspending a suspended pool waits for the suspension under way to end; ``close()`` during a suspension ends
     /// it (the pool is then closed, and ``reopen()`` opens it).
     ///
