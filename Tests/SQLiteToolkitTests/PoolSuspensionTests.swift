@@ -239,4 +239,29 @@ struct PoolSuspensionObservationTests {
             #expect(error?.code == .interrupt)
         }
     }
+
+    @Test(
+        "an observed query started during a suspension ends with .suspended (.fail), or starts after resume() (.wait)")
+    func startedDuringSuspension() async throws {
+        try await TemporaryFile.withDatabasePathAsync { path in
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try await pool.write { db in try db.execute("CREATE TABLE t (x)") }
+            try pool.suspend()
+            let refused = pool.observe(tables: ["t"]) { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self)
+            }
+            var refusedIterator = refused.makeAsyncIterator()
+            let error = await #expect(throws: DatabaseError.self) { _ = try await refusedIterator.next() }
+            #expect(error?.reason == .suspended)
+            try pool.resume()
+
+            try pool.suspend(accesses: .wait)
+            let waiting = pool.observe(tables: ["t"]) { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self)
+            }
+            #expect(await waitUntil { pool.writer.waitingAccessCount == 1 })
+            try pool.resume()
+            var waitingIterator = waiting.makeAsyncIterator()
+            #expect(try await waitingIterator.next() == 0)
+        }
+    }
 }
