@@ -176,8 +176,8 @@ struct PoolSuspensionTests {
             }
             var iterator = stream.makeAsyncIterator()
             #expect(try await iterator.next() == 2)
-            try pool.suspend()
-            try pool.resume()
+            try await pool.suspend()
+            try await pool.resume()
             try await pool.write { db in try db.execute("INSERT INTO t VALUES (3)") }
             #expect(try await iterator.next() == 3)
         }
@@ -233,8 +233,8 @@ struct PoolSuspensionObservationTests {
             slow.withLock { $0 = true }
             try await pool.write { db in try db.execute("INSERT INTO t VALUES (1)") }
             #expect(await waitUntil { started.current })
-            try pool.suspend()
-            try pool.resume()
+            try await pool.suspend()
+            try await pool.resume()
             let error = await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
             #expect(error?.code == .interrupt)
         }
@@ -247,19 +247,19 @@ struct PoolSuspensionObservationTests {
             let pool = try DatabasePool(path: path)
             defer { pool.close() }
             try await pool.write { db in try db.execute("CREATE TABLE t (x)") }
-            try pool.suspend()
+            try await pool.suspend()
             let refused = pool.observe(tables: ["t"]) { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self)
             }
             var refusedIterator = refused.makeAsyncIterator()
             let error = await #expect(throws: DatabaseError.self) { _ = try await refusedIterator.next() }
             #expect(error?.reason == .suspended)
-            try pool.resume()
+            try await pool.resume()
 
-            try pool.suspend(accesses: .wait)
+            try await pool.suspend(accesses: .wait)
             let waiting = pool.observe(tables: ["t"]) { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self)
             }
             #expect(await waitUntil { pool.writer.waitingAccessCount == 1 })
-            try pool.resume()
+            try await pool.resume()
             var waitingIterator = waiting.makeAsyncIterator()
             #expect(try await waitingIterator.next() == 0)
         }

@@ -217,8 +217,8 @@ struct QueueSuspensionTests {
             }
             var iterator = stream.makeAsyncIterator()
             #expect(try await iterator.next() == 2)
-            try queue.suspend()
-            try queue.resume()
+            try await queue.suspend()
+            try await queue.resume()
             try await queue.write { db in try db.execute("INSERT INTO t VALUES (3)") }
             #expect(try await iterator.next() == 3)
         }

@@ -1,6 +1,6 @@
 extension DatabasePool {
     /// Lets go of every lock the pool's connections hold on the database, `-wal` and `-shm` files, until
-    /// ``resume()``: what an iOS app must do before it is suspended with its database in a shared container, or the
+    /// ``resume()-1ugez``: what an iOS app must do before it is suspended with its database in a shared container, or the
     /// system kills it (exception `0xdead10cc`). See <doc:SharingADatabase>.
     ///
     /// It refuses new reads and writes (or keeps them waiting, with `accesses: .wait`), interrupts the accesses in
@@ -11,7 +11,7 @@ extension DatabasePool {
     /// connection. When it returns, this process holds no lock on the three files through this pool. Making a
     /// snapshot during the suspension throws ``DatabaseError/Reason/suspended``.
     ///
-    /// ``resume()`` opens the writer again with its key, set-up hook, pragmas and limits (readers open as reads need
+    /// ``resume()-1ugez`` opens the writer again with its key, set-up hook, pragmas and limits (readers open as reads need
     /// them), and the observed queries carry on: their streams survive the suspension and continue after it, except
     /// one whose run the suspension interrupted, which ends with that run's error (`SQLITE_INTERRUPT`). An observed
     /// query started during the suspension reads its first value in a write access: it waits for the resume, or its
@@ -49,8 +49,20 @@ extension DatabasePool {
         }
     }
 
-    /// Whether the pool is suspended: from the start of ``suspend(accesses:)`` until ``resume()`` or ``close()``.
+    /// Whether the pool is suspended: from the start of ``suspend(accesses:)-2c3aw`` until ``resume()-1ugez`` or ``close()``.
     public var isSuspended: Bool { readers.isSuspended || writer.isSuspended }
+
+    /// The blocking `suspend(accesses:)` for async code (a scene phase change, say): it waits for the accesses in
+    /// progress on a thread of its own, never on one of Swift's cooperative pool.
+    public func suspend(accesses: SuspendedAccesses = .fail) async throws {
+        try await SuspensionRunner.run { try self.suspend(accesses: accesses) }
+    }
+
+    /// The blocking `resume()` for async code: it reopens the writer (and runs the set-up hook) on a thread of its
+    /// own.
+    public func resume() async throws {
+        try await SuspensionRunner.run { try self.resume() }
+    }
 }
 
 /// The snapshots of a pool being made, each opening a connection of its own: a suspension waits until none is.

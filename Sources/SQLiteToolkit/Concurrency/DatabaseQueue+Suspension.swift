@@ -1,6 +1,9 @@
+// DispatchQueue: Dispatch is its own module (Foundation only re-exports it).
+import Dispatch
+
 extension DatabaseQueue {
     /// Lets go of every lock the queue's connection holds on the database, `-wal` and `-shm` files, until
-    /// ``resume()``: what an iOS app must do before it is suspended with its database in a shared container, or
+    /// ``resume()-72qlc``: what an iOS app must do before it is suspended with its database in a shared container, or
     /// the system kills it (exception `0xdead10cc`). See <doc:SharingADatabase>.
     ///
     /// It refuses new accesses (or keeps them waiting, with `accesses: .wait`), interrupts the access in progress
@@ -8,7 +11,7 @@ extension DatabaseQueue {
     /// ``DatabaseError/Reason/suspended``), waits for it to end, resets every statement, and closes the SQLite
     /// connection of a database file: in WAL mode an idle open connection still holds a shared lock on the `-shm`
     /// file, so only a close releases it. When it returns, this process holds no lock
-    /// on the three files through this queue. ``resume()`` opens the connection again with its key, set-up hook,
+    /// on the three files through this queue. ``resume()-72qlc`` opens the connection again with its key, set-up hook,
     /// pragmas and limits, and the observers carry on: an observed query's stream survives the suspension and
     /// continues after the resume. An in-memory database holds no file lock and stays open (closing would lose it).
     ///
@@ -35,6 +38,30 @@ extension DatabaseQueue {
         try serialized.resume()
     }
 
-    /// Whether the queue is suspended: from the start of ``suspend(accesses:)`` until ``resume()`` or ``close()``.
+    /// Whether the queue is suspended: from the start of ``suspend(accesses:)-lgue`` until ``resume()-72qlc`` or ``close()``.
     public var isSuspended: Bool { serialized.isSuspended }
+
+    /// The blocking `suspend(accesses:)` for async code (a scene phase change, say): it waits for the access in
+    /// progress on a thread of its own, never on one of Swift's cooperative pool.
+    public func suspend(accesses: SuspendedAccesses = .fail) async throws {
+        try await SuspensionRunner.run { try self.suspend(accesses: accesses) }
+    }
+
+    /// The blocking `resume()` for async code: it reopens the connection (and runs the set-up hook) on a thread of
+    /// its own.
+    public func resume() async throws {
+        try await SuspensionRunner.run { try self.resume() }
+    }
+}
+
+/// Runs a suspension or a resume for async code on a dispatch queue of its own: a serial queue gets a thread of its
+/// own, where waiting for the accesses in progress holds no thread of Swift's cooperative pool (which on Linux also
+/// runs the work of concurrent dispatch queues), and the queue or pool's own dispatch queue would run it only after
+/// the async access it must interrupt.
+enum SuspensionRunner {
+    static func run(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue(label: "SQLiteToolkit.suspension").async { continuation.resume(with: Result { try body() }) }
+        }
+    }
 }

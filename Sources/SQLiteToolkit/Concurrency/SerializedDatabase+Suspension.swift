@@ -2,7 +2,7 @@
 public enum SuspendedAccesses: Sendable, Hashable {
     /// It throws ``DatabaseError/Reason/suspended`` at once.
     case fail
-    /// It waits until ``DatabaseQueue/resume()`` (then runs) or a close (then throws
+    /// It waits until ``DatabaseQueue/resume()-72qlc`` (then runs) or a close (then throws
     /// ``DatabaseError/Reason/accessAfterClose``); cancelling an async access's task ends its wait with
     /// `CancellationError`.
     case wait
