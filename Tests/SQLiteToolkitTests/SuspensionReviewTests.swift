@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+
+@testable import SQLiteToolkit
+
+/// Cases the suspension's first tests left out: a write caught between two statements, a suspension that races a
+/// resume, a suspension of a closed queue or pool.
+@Suite("Suspension, reviewed", .serialized, .timeLimit(.minutes(2)))
+struct SuspensionReviewTests {
+    /// A WAL queue with a table `t` of no rows; its set-up hook blocks while `gate` is armed (a resume reruns it).
+    func makeQueue(_ path: String, gate: SetUpGate = SetUpGate()) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: path) { db in
+            _ = try db.queryValue("PRAGMA journal_mode = WAL", as: String.self)
+            gate.pass()
+        }
+        try queue.write { db in try db.execute("CREATE TABLE t (x)") }
+        return queue
+    }
+
+    @Test("a queue's write caught between two statements by suspend() commits nothing and throws .suspended")
+    func queueWriteBetweenStatements() throws {
+        try TemporaryFile.withDatabasePath { path in
+            withKnownIssue(
+                "review: a write doing non-SQL work when suspend() interrupts it commits and returns normally"
+            ) {
+                let queue = try makeQueue(path)
+                defer { queue.close() }
+                let inside = DispatchSemaphore(value: 0)
+                let write = runOnThreadInBackground {
+                    try queue.write { db in
+                        try db.execute("INSERT INTO t VALUES (1)")
+                        inside.signal()
+                        // Work that is not SQL (a computation, a file read) while the suspension begins.
+                        Thread.sleep(forTimeInterval: 0.3)
+                    }
+                }
+                #expect(wait(inside))
+                try queue.suspend()
+                #expect(wait(write.done))
+                try queue.resume()
+                let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
+                #expect(count == 0, "the suspension let the interrupted write commit")
+                #expect(Self.databaseError(write.result())?.reason == .suspended)
+            }
+        }
+    }
+
+    @Test("a pool's write caught between two statements by suspend() commits nothing and throws .suspended")
+    func poolWriteBetweenStatements() throws {
+        try TemporaryFile.withDatabasePath { path in
+            withKnownIssue(
+                "review: a pool write doing non-SQL work when suspend() interrupts it commits and returns normally"
+            ) {
+                let pool = try DatabasePool(path: path)
+                defer { pool.close() }
+                try pool.write { db in try db.execute("CREATE TABLE t (x)") }
+                let inside = DispatchSemaphore(value: 0)
+                let write = runOnThreadInBackground {
+                    try pool.write { db in
+                        try db.execute("INSERT INTO t VALUES (1)")
+                        inside.signal()
+                        Thread.sleep(forTimeInterval: 0.3)
+                    }
+                }
+                #expect(wait(inside))
+                try pool.suspend()
+                #expect(wait(write.done))
+                try pool.resume()
+                let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
+                #expect(count == 0, "the suspension let the interrupted write commit")
+                #expect(Self.databaseError(write.result())?.reason == .suspended)
+            }
+        }
+    }
+
+    @Test("suspend() called while a resume() reopens the queue leaves it suspended, with no lock")
+    func suspendDuringResume() throws {
+        try TemporaryFile.withDatabasePath { path in
+            withKnownIssue(
+                "review: suspend() during a resume() returns at once and the resume then leaves the queue open, with its locks"
+            ) {
+                let gate = SetUpGate()
+                let queue = try makeQueue(path, gate: gate)
+                defer { queue.close() }
+                try queue.suspend()
+                gate.arm()
+                let resume = runOnThreadInBackground { try queue.resume() }
+                #expect(wait(gate.inside))
+                // The app goes back to the background while the resume runs the set-up hook.
+                let suspend = runOnThreadInBackground { try queue.suspend() }
+                // Time for the suspend to return, or to wait for the resume (the right thing to do).
+                Thread.sleep(forTimeInterval: 0.3)
+                gate.release()
+                #expect(wait(resume.done))
+                #expect(wait(suspend.done))
+                #expect(throws: Never.self) { try suspend.result()?.get() }
+                #expect(queue.isSuspended, "the suspension that came last did not hold")
+                #expect(try LockProbe.locks(on: path) == [])
+            }
+        }
+    }
+
+    @Test("suspend() on a closed queue does not leave the reopened queue refusing its accesses")
+    func queueSuspendAfterClose() throws {
+        try TemporaryFile.withDatabasePath { path in
+            withKnownIssue(
+                "review: suspend() on a closed queue stays in force after reopen(), which refuses every access"
+            ) {
+                let queue = try makeQueue(path)
+                defer { queue.close() }
+                queue.close()
+                try queue.suspend()
+                try queue.reopen()
+                #expect(!queue.isSuspended)
+                #expect(throws: Never.self) { try queue.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
+            }
+        }
+    }
+
+    @Test("suspend() on a closed pool does not leave the reopened pool refusing its accesses")
+    func poolSuspendAfterClose() throws {
+        try TemporaryFile.withDatabasePath { path in
+            withKnownIssue(
+                "review: suspend() on a closed pool stays in force after reopen(), which refuses every access"
+            ) {
+                let pool = try DatabasePool(path: path)
+                defer { pool.close() }
+                try pool.write { db in try db.execute("CREATE TABLE t (x)") }
+                pool.close()
+                try pool.suspend()
+                try pool.reopen()
+                #expect(!pool.isSuspended)
+                #expect(throws: Never.self) { try pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
+                #expect(throws: Never.self) {
+                    try pool.read { db in _ = try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
+                }
+            }
+        }
+    }
+
+    static func databaseError<T>(_ result: Result<T, any Error>?) -> DatabaseError? {
+        guard case .failure(let error) = result else { return nil }
+        return error as? DatabaseError
+    }
+}
+
+/// Blocks a set-up hook while armed, until released.
+final class SetUpGate: Sendable {
+    let inside = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+    private let armed = Locked(false)
+
+    func arm() { armed.withLock { $0 = true } }
+
+    func release() {
+        armed.withLock { $0 = false }
+        released.signal()
+    }
+
+    /// Called by the set-up hook.
+    func pass() {
+        guard armed.current else { return }
+        inside.signal()
+        _ = released.wait(timeout: .now() + 30)
+    }
+}
