@@ -76,64 +76,52 @@ struct SuspensionReviewTests {
     @Test("suspend() called while a resume() reopens the queue leaves it suspended, with no lock")
     func suspendDuringResume() throws {
         try TemporaryFile.withDatabasePath { path in
-            withKnownIssue(
-                "review: suspend() during a resume() returns at once and the resume then leaves the queue open, with its locks"
-            ) {
-                let gate = SetUpGate()
-                let queue = try makeQueue(path, gate: gate)
-                defer { queue.close() }
-                try queue.suspend()
-                gate.arm()
-                let resume = runOnThreadInBackground { try queue.resume() }
-                #expect(wait(gate.inside))
-                // The app goes back to the background while the resume runs the set-up hook.
-                let suspend = runOnThreadInBackground { try queue.suspend() }
-                // Time for the suspend to return, or to wait for the resume (the right thing to do).
-                Thread.sleep(forTimeInterval: 0.3)
-                gate.release()
-                #expect(wait(resume.done))
-                #expect(wait(suspend.done))
-                #expect(throws: Never.self) { try suspend.result()?.get() }
-                #expect(queue.isSuspended, "the suspension that came last did not hold")
-                #expect(try LockProbe.locks(on: path) == [])
-            }
+            let gate = SetUpGate()
+            let queue = try makeQueue(path, gate: gate)
+            defer { queue.close() }
+            try queue.suspend()
+            gate.arm()
+            let resume = runOnThreadInBackground { try queue.resume() }
+            #expect(wait(gate.inside))
+            // The app goes back to the background while the resume runs the set-up hook.
+            let suspend = runOnThreadInBackground { try queue.suspend() }
+            // Time for the suspend to return, or to wait for the resume (the right thing to do).
+            Thread.sleep(forTimeInterval: 0.3)
+            gate.release()
+            #expect(wait(resume.done))
+            #expect(wait(suspend.done))
+            #expect(throws: Never.self) { try suspend.result()?.get() }
+            #expect(queue.isSuspended, "the suspension that came last did not hold")
+            #expect(try LockProbe.locks(on: path) == [])
         }
     }
 
     @Test("suspend() on a closed queue does not leave the reopened queue refusing its accesses")
     func queueSuspendAfterClose() throws {
         try TemporaryFile.withDatabasePath { path in
-            withKnownIssue(
-                "review: suspend() on a closed queue stays in force after reopen(), which refuses every access"
-            ) {
-                let queue = try makeQueue(path)
-                defer { queue.close() }
-                queue.close()
-                try queue.suspend()
-                try queue.reopen()
-                #expect(!queue.isSuspended)
-                #expect(throws: Never.self) { try queue.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
-            }
+            let queue = try makeQueue(path)
+            defer { queue.close() }
+            queue.close()
+            try queue.suspend()
+            try queue.reopen()
+            #expect(!queue.isSuspended)
+            #expect(throws: Never.self) { try queue.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
         }
     }
 
     @Test("suspend() on a closed pool does not leave the reopened pool refusing its accesses")
     func poolSuspendAfterClose() throws {
         try TemporaryFile.withDatabasePath { path in
-            withKnownIssue(
-                "review: suspend() on a closed pool stays in force after reopen(), which refuses every access"
-            ) {
-                let pool = try DatabasePool(path: path)
-                defer { pool.close() }
-                try pool.write { db in try db.execute("CREATE TABLE t (x)") }
-                pool.close()
-                try pool.suspend()
-                try pool.reopen()
-                #expect(!pool.isSuspended)
-                #expect(throws: Never.self) { try pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
-                #expect(throws: Never.self) {
-                    try pool.read { db in _ = try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
-                }
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try pool.write { db in try db.execute("CREATE TABLE t (x)") }
+            pool.close()
+            try pool.suspend()
+            try pool.reopen()
+            #expect(!pool.isSuspended)
+            #expect(throws: Never.self) { try pool.write { db in try db.execute("INSERT INTO t VALUES (1)") } }
+            #expect(throws: Never.self) {
+                try pool.read { db in _ = try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
             }
         }
     }

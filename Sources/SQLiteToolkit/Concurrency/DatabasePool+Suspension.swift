@@ -17,7 +17,7 @@ extension DatabasePool {
     /// query started during the suspension reads its first value in a write access: it waits for the resume, or its
     /// stream ends with ``DatabaseError/Reason/suspended``, as `accesses` says.
     /// Suspending a suspended pool waits for the suspension under way to end; ``close()`` during a suspension ends
-    /// it (the pool is then closed, and ``reopen()`` opens it).
+    /// it (the pool is then closed, and ``reopen()`` opens it), and suspending a closed pool does nothing.
     ///
     /// - Parameter accesses: what an access started during the suspension does: ``SuspendedAccesses/fail`` (the
     ///   default) throws ``DatabaseError/Reason/suspended``; ``SuspendedAccesses/wait`` waits for the resume.

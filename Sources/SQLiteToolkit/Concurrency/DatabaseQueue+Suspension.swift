@@ -16,8 +16,9 @@ extension DatabaseQueue {
     /// continues after the resume. An in-memory database holds no file lock and stays open (closing would lose it).
     ///
     /// Suspending a suspended queue waits for the suspension under way (from another thread) to end and changes
-    /// how accesses are treated to `accesses`. ``close()`` during a suspension ends it (the queue is then closed,
-    /// and ``reopen()`` opens it).
+    /// how accesses are treated to `accesses`; suspending during a ``resume()-72qlc`` waits for it, then suspends
+    /// again. ``close()`` during a suspension ends it (the queue is then closed, and ``reopen()`` opens it), and
+    /// suspending a closed queue does nothing.
     ///
     /// - Parameter accesses: what an access started during the suspension does: ``SuspendedAccesses/fail`` (the
     ///   default) throws ``DatabaseError/Reason/suspended``; ``SuspendedAccesses/wait`` waits for the resume.

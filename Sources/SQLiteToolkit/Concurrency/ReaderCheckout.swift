@@ -383,6 +383,8 @@ final class ReaderCheckout: @unchecked Sendable {
     func suspend(accesses: SuspendedAccesses) -> [PooledReader] {
         condition.lock()
         defer { condition.unlock() }
+        // A closed pool has no reader to let go of, and a close ends a suspension: a reopen() opens for reads.
+        if isClosed { return [] }
         suspension = accesses
         updateSlowPath()
         condition.broadcast()

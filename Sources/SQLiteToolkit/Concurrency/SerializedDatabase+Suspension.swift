@@ -50,12 +50,14 @@ extension SerializedDatabase {
             suspension?.accesses = accesses
             lock.broadcast()
             waitingCount += 1
-            while let current = suspension, !current.isComplete { lock.wait() }
+            // A resume under way too: once it reopened the connection, this suspension must close it again.
+            while let current = suspension, !current.isComplete || current.isResuming { lock.wait() }
             waitingCount -= 1
-            let failed = suspension == nil && acceptsAccesses && database != nil
+            let ended = suspension == nil && acceptsAccesses && database != nil
             lock.unlock()
-            // The other suspension failed (it threw, and nothing is suspended): this one tries, and says why.
-            if failed { try suspend(accesses: accesses) }
+            // The other suspension failed (it threw, and nothing is suspended) or a resume ended it: this one
+            // suspends anew, and says why when it cannot.
+            if ended { try suspend(accesses: accesses) }
             return
         }
         suspension = Suspension(accesses: accesses)
@@ -71,8 +73,9 @@ extension SerializedDatabase {
             waitingCount -= 1
         }
         guard acceptsAccesses, let database, suspension != nil else {
-            // Closed meanwhile, or before: no connection holds a lock.
-            suspension?.isComplete = true
+            // Closed meanwhile, or before: no connection holds a lock, and the close ends the suspension (a
+            // reopen() opens for accesses, as after a close during a suspension).
+            suspension = nil
             lock.broadcast()
             lock.unlock()
             return
