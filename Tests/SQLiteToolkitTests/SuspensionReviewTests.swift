@@ -129,33 +129,29 @@ struct SuspensionReviewTests {
     @Test("with accesses: .wait, a read waiting in line for a reader waits for the resume, and opens no connection")
     func readInLineWaitsForResume() throws {
         try TemporaryFile.withDatabasePath { path in
-            withKnownIssue(
-                "review: with accesses: .wait, a read waiting in line for a reader takes one during the suspension and runs"
-            ) {
-                let started = Locked(false)
-                let pool = try DatabasePool(path: path, maximumReaderCount: 1, setUp: suspensionSetUp(marking: started))
-                defer { pool.close() }
-                try pool.write { db in try db.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1)") }
-                // The pool's one reader runs a query that only an interruption ends.
-                let long = runOnThreadInBackground {
-                    try pool.read { db in try db.queryValue(longMarkedQuery, as: Int.self) }
-                }
-                #expect(spinUntil { started.current })
-                // A second read waits in line for that reader.
-                let inLine = runOnThreadInBackground {
-                    try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
-                }
-                Thread.sleep(forTimeInterval: 0.2)
-                try pool.suspend(accesses: .wait)
-                #expect(wait(long.done))
-                #expect(Self.databaseError(long.result())?.reason == .suspended)
-                #expect(try LockProbe.locks(on: path) == [], "a read opened a connection during the suspension")
-                Thread.sleep(forTimeInterval: 0.2)
-                #expect(inLine.result() == nil, "the read in line ran during the suspension")
-                try pool.resume()
-                #expect(wait(inLine.done))
-                #expect(throws: Never.self) { try inLine.result()?.get() }
+            let started = Locked(false)
+            let pool = try DatabasePool(path: path, maximumReaderCount: 1, setUp: suspensionSetUp(marking: started))
+            defer { pool.close() }
+            try pool.write { db in try db.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1)") }
+            // The pool's one reader runs a query that only an interruption ends.
+            let long = runOnThreadInBackground {
+                try pool.read { db in try db.queryValue(longMarkedQuery, as: Int.self) }
             }
+            #expect(spinUntil { started.current })
+            // A second read waits in line for that reader.
+            let inLine = runOnThreadInBackground {
+                try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+            try pool.suspend(accesses: .wait)
+            #expect(wait(long.done))
+            #expect(Self.databaseError(long.result())?.reason == .suspended)
+            #expect(try LockProbe.locks(on: path) == [], "a read opened a connection during the suspension")
+            Thread.sleep(forTimeInterval: 0.2)
+            #expect(inLine.result() == nil, "the read in line ran during the suspension")
+            try pool.resume()
+            #expect(wait(inLine.done))
+            #expect(throws: Never.self) { try inLine.result()?.get() }
         }
     }
 

@@ -199,6 +199,12 @@ final class ReaderCheckout: @unchecked Sendable {
         while true {
             try checkOpen()
             if let cancellation, cancellation.isCancelled { throw CancellationError() }
+            if suspension != nil {
+                // A suspension with waiting accesses began while this read waited in line: it takes no reader (the
+                // suspension retires them all) and waits for the resume, as a read started during it does.
+                condition.wait()
+                continue
+            }
             if line.first == ticket && waitingBarrierCount == 0, let reader = takeIdleOrNew() { return reader }
             if !condition.wait(until: deadline) {
                 throw DatabaseError(
