@@ -155,6 +155,28 @@ struct SuspensionReviewTests {
         }
     }
 
+    @Test("a key change that a suspension interrupts leaves a queue that resumes with the key in effect, data intact")
+    func keyChangeInterrupted() throws {
+        try TemporaryFile.withDatabasePath { path in
+            var configuration = Database.Configuration()
+            configuration.key = .passphrase("old passphrase")
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { queue.close() }
+            try queue.write { db in
+                try db.execute("CREATE TABLE t (x)")
+                for _ in 0..<2000 { try db.execute("INSERT INTO t VALUES (randomblob(4000))") }
+            }
+            let change = runOnThreadInBackground { try queue.changeKey(to: .passphrase("new passphrase")) }
+            Thread.sleep(forTimeInterval: 0.05)
+            try queue.suspend()
+            #expect(wait(change.done))
+            let error = Self.databaseError(change.result())
+            if let error { #expect(error.reason == .suspended, "\(error)") }
+            try queue.resume()
+            #expect(try queue.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 2000)
+        }
+    }
+
     static func databaseError<T>(_ result: Result<T, any Error>?) -> DatabaseError? {
         guard case .failure(let error) = result else { return nil }
         return error as? DatabaseError
