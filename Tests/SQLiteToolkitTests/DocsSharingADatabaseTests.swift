@@ -18,17 +18,25 @@ struct DocsSharingADatabaseTests {
             let pool = try DatabasePool(path: path)
             defer { pool.close() }
             try pool.write { db in try db.execute("CREATE TABLE t (x)") }
-            // didEnterBackgroundNotification: a background task runs the suspension on another thread.
+            // Suspensions and resumes, one at a time, in the order the app asked for them.
+            let lifecycleQueue = DispatchQueue(label: "database lifecycle")
+            // didEnterBackgroundNotification: a background task runs the suspension on that queue.
             let suspended = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            lifecycleQueue.async {
                 // .wait: work the app starts from now on (a background fetch) waits for the resume.
                 try? pool.suspend(accesses: .wait)
                 suspended.signal()
             }
             #expect(wait(suspended))
             #expect(pool.isSuspended)
-            // willEnterForegroundNotification.
-            try pool.resume()
+            // willEnterForegroundNotification: the resume runs after the suspension, whichever thread was faster.
+            lifecycleQueue.async {
+                do {
+                    try pool.resume()
+                } catch {
+                    // The file could not be opened: accesses keep waiting, and a later resume() tries again.
+                }
+            }
             #expect(try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 0)
         }
     }
