@@ -210,12 +210,12 @@ final class SnapshotRegistry: Sendable {
         for snapshot in live { snapshot.close() }
     }
 
-    /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read).
     /// The snapshots open now.
     func liveSnapshots() -> [DatabaseSnapshot] {
         state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
     }
 
+    /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read).
     func closeLive() {
         let live = state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
         for snapshot in live { snapshot.close() }
