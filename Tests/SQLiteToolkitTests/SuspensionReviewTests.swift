@@ -20,56 +20,48 @@ struct SuspensionReviewTests {
     @Test("a queue's write caught between two statements by suspend() commits nothing and throws .suspended")
     func queueWriteBetweenStatements() throws {
         try TemporaryFile.withDatabasePath { path in
-            withKnownIssue(
-                "review: a write doing non-SQL work when suspend() interrupts it commits and returns normally"
-            ) {
-                let queue = try makeQueue(path)
-                defer { queue.close() }
-                let inside = DispatchSemaphore(value: 0)
-                let write = runOnThreadInBackground {
-                    try queue.write { db in
-                        try db.execute("INSERT INTO t VALUES (1)")
-                        inside.signal()
-                        // Work that is not SQL (a computation, a file read) while the suspension begins.
-                        Thread.sleep(forTimeInterval: 0.3)
-                    }
+            let queue = try makeQueue(path)
+            defer { queue.close() }
+            let inside = DispatchSemaphore(value: 0)
+            let write = runOnThreadInBackground {
+                try queue.write { db in
+                    try db.execute("INSERT INTO t VALUES (1)")
+                    inside.signal()
+                    // Work that is not SQL (a computation, a file read) while the suspension begins.
+                    Thread.sleep(forTimeInterval: 0.3)
                 }
-                #expect(wait(inside))
-                try queue.suspend()
-                #expect(wait(write.done))
-                try queue.resume()
-                let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
-                #expect(count == 0, "the suspension let the interrupted write commit")
-                #expect(Self.databaseError(write.result())?.reason == .suspended)
             }
+            #expect(wait(inside))
+            try queue.suspend()
+            #expect(wait(write.done))
+            try queue.resume()
+            let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
+            #expect(count == 0, "the suspension let the interrupted write commit")
+            #expect(Self.databaseError(write.result())?.reason == .suspended)
         }
     }
 
     @Test("a pool's write caught between two statements by suspend() commits nothing and throws .suspended")
     func poolWriteBetweenStatements() throws {
         try TemporaryFile.withDatabasePath { path in
-            withKnownIssue(
-                "review: a pool write doing non-SQL work when suspend() interrupts it commits and returns normally"
-            ) {
-                let pool = try DatabasePool(path: path)
-                defer { pool.close() }
-                try pool.write { db in try db.execute("CREATE TABLE t (x)") }
-                let inside = DispatchSemaphore(value: 0)
-                let write = runOnThreadInBackground {
-                    try pool.write { db in
-                        try db.execute("INSERT INTO t VALUES (1)")
-                        inside.signal()
-                        Thread.sleep(forTimeInterval: 0.3)
-                    }
+            let pool = try DatabasePool(path: path)
+            defer { pool.close() }
+            try pool.write { db in try db.execute("CREATE TABLE t (x)") }
+            let inside = DispatchSemaphore(value: 0)
+            let write = runOnThreadInBackground {
+                try pool.write { db in
+                    try db.execute("INSERT INTO t VALUES (1)")
+                    inside.signal()
+                    Thread.sleep(forTimeInterval: 0.3)
                 }
-                #expect(wait(inside))
-                try pool.suspend()
-                #expect(wait(write.done))
-                try pool.resume()
-                let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
-                #expect(count == 0, "the suspension let the interrupted write commit")
-                #expect(Self.databaseError(write.result())?.reason == .suspended)
             }
+            #expect(wait(inside))
+            try pool.suspend()
+            #expect(wait(write.done))
+            try pool.resume()
+            let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
+            #expect(count == 0, "the suspension let the interrupted write commit")
+            #expect(Self.databaseError(write.result())?.reason == .suspended)
         }
     }
 

@@ -8,6 +8,28 @@ public enum SuspendedAccesses: Sendable, Hashable {
     case wait
 }
 
+/// Refuses the commits of the access that a suspension interrupts: between two statements (work that is not SQL)
+/// `sqlite3_interrupt` fails nothing, and the `COMMIT` that ends the access would then start after it and run.
+final class CommitVeto: Sendable {
+    // Sendable: `word` is atomic; `error` is immutable.
+    private let word = AtomicWord(0)
+    private let refusal: DatabaseError
+
+    init(ownerName: String) {
+        refusal = DatabaseError(
+            extendedCode: .interrupt,
+            message:
+                "the \(ownerName) was suspended during this access: its transaction was rolled back, not committed",
+            reason: .suspended)
+    }
+
+    /// The error of a commit refused now, or `nil` when commits run. Read by the connection's commit.
+    var error: DatabaseError? { word.load() == 0 ? nil : refusal }
+
+    /// Refuses commits from now on (`true`), or lets them run again.
+    func refuse(_ refuses: Bool) { word.store(refuses ? 1 : 0) }
+}
+
 extension SerializedDatabase {
     /// A suspension of the connection, from the start of ``suspend(accesses:)`` until ``resume()``.
     struct Suspension {
@@ -65,11 +87,14 @@ extension SerializedDatabase {
         lock.broadcast()
         if isBusy {
             waitingCount += 1
+            // The access's commit fails too, should it come between two interruptions.
+            commitVeto.refuse(true)
             // Again and again: a statement the access starts after an interruption returned is not interrupted.
             while isBusy {
                 database?.interruptHandle.interrupt()
                 _ = lock.wait(until: MonotonicDeadline(secondsFromNow: 0.01))
             }
+            commitVeto.refuse(false)
             waitingCount -= 1
         }
         guard acceptsAccesses, let database, suspension != nil else {

@@ -44,13 +44,20 @@ final class SerializedDatabase: @unchecked Sendable {
     /// and a task's cancellation handler never runs after that, so one record serves them all, without an allocation
     /// per access.
     private let inPlaceCancellation = AccessCancellation()
+    /// Refuses the commits of an access that a suspension interrupts (SerializedDatabase+Suspension.swift); every
+    /// connection this object opens consults it.
+    let commitVeto: CommitVeto
 
     /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
     /// the queue or pool that owns the connection.
     init(recipe: ConnectionRecipe, label: String, ownerName: String = "database queue") throws {
         self.currentRecipe = recipe
         self.ownerName = ownerName
-        self.database = try recipe.open()
+        let commitVeto = CommitVeto(ownerName: ownerName)
+        self.commitVeto = commitVeto
+        let database = try recipe.open()
+        database.commitVeto = commitVeto
+        self.database = database
         self.dispatchQueue = DispatchQueue(label: label)
     }
 
@@ -313,6 +320,7 @@ final class SerializedDatabase: @unchecked Sendable {
                 throw error
             }
             ThreadAccesses.leave(identity, from: list)
+            reopened.commitVeto = commitVeto
             lock.withLock {
                 database = reopened
                 acceptsAccesses = true
