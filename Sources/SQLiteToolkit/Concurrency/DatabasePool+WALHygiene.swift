@@ -127,7 +127,9 @@ final class WALMonitor: @unchecked Sendable {
             // A commit that came while the flag was still set planned nothing: look again.
             if commits.load() != commitsNow { scheduleTruncation() }
         case .busy:
-            let backoff = min(delay * Double(1 << min(attempt + 1, 16)), 60)
+            // From a tenth of a second at least: with no idle delay, a zero backoff would retry in a tight loop
+            // for as long as a read pins the WAL.
+            let backoff = min(max(delay, 0.1) * Double(1 << min(attempt + 1, 16)), 60)
             plan(after: backoff, attempt: attempt + 1, commitsThen: commitsNow)
         }
     }
@@ -150,7 +152,7 @@ extension DatabasePool {
         if readers.inUseCount > 0 || !snapshots.liveSnapshots().isEmpty { return .busy }
         let taken: (Database, ThreadAccessRecord)
         do {
-            guard let free = try writer.takeInPlace() else { return .busy }
+            guard let free = try writer.takeForHousekeeping() else { return .busy }
             taken = free
         } catch {
             return .stopped

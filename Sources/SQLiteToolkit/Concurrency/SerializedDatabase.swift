@@ -132,7 +132,7 @@ final class SerializedDatabase: @unchecked Sendable {
     }
 
     /// Takes the connection when it is free, without waiting; `nil` when another access holds it.
-    private func checkOutIfFree() throws -> Database? {
+    private func checkOutIfFree(unlessAccessesWait: Bool = false) throws -> Database? {
         lock.lock()
         defer { lock.unlock() }
         guard acceptsAccesses, let database else { throw closedError() }
@@ -140,7 +140,7 @@ final class SerializedDatabase: @unchecked Sendable {
             if suspension.accesses == .fail { throw suspendedError() }
             return nil
         }
-        if isBusy { return nil }
+        if isBusy || (unlessAccessesWait && waitingCount > 0) { return nil }
         isBusy = true
         return database
     }
@@ -239,6 +239,11 @@ final class SerializedDatabase: @unchecked Sendable {
             // A transaction the body ended with SQL text (`COMMIT` through `execute`) keeps the write gate until
             // now: no access ends holding it.
             database.releaseWriteGate()
+            // A statement the body stepped and kept without resetting it would keep its read transaction open after
+            // the access: the connection's next access would read that old state, and the WAL would stay pinned.
+            if database.resetStatementsKeptStepping(), database.observation.isActive {
+                database.observation.accessEnded()
+            }
             return
         }
         try? database.rollback()
@@ -337,6 +342,20 @@ extension SerializedDatabase: AsyncAccessTarget {
         let list = try enter()
         do {
             if let database = try checkOutIfFree() { return (database, list) }
+        } catch {
+            ThreadAccesses.leave(identity, from: list)
+            throw error
+        }
+        ThreadAccesses.leave(identity, from: list)
+        return nil
+    }
+
+    /// ``takeInPlace()`` for the pool's housekeeping (the idle WAL truncation): takes the connection only when it is
+    /// free and no access waits for it, so housekeeping never takes it from an access that a commit just woke.
+    func takeForHousekeeping() throws -> (Database, ThreadAccessRecord)? {
+        let list = try enter()
+        do {
+            if let database = try checkOutIfFree(unlessAccessesWait: true) { return (database, list) }
         } catch {
             ThreadAccesses.leave(identity, from: list)
             throw error

@@ -13,8 +13,9 @@ public struct SteppingStatement: Sendable, Hashable {
 extension Database {
     /// The connection's statements that are still stepping, in the order SQLite lists them: the lock audit of a
     /// connection that keeps a read transaction (and its lock) open when it should not, for example a statement
-    /// stepped once and never reset. A cursor in progress inside an access is listed too; the toolkit's own
-    /// accesses reset their statements when they end.
+    /// stepped once and never reset. A cursor in progress inside an access is listed too; the accesses of a
+    /// ``DatabaseQueue`` or ``DatabasePool`` reset their statements when they end, those the body kept included
+    /// (a kept statement's next step runs its query again, on the state of its new access).
     ///
     /// ```swift
     /// for statement in try db.steppingStatements() {
@@ -38,5 +39,18 @@ extension Database {
             statement = connection.nextStatement(after: current)
         }
         return found
+    }
+
+    /// Resets the statements still stepping when the connection holds a transaction outside any `BEGIN`: what an
+    /// access of a queue or pool leaves behind when its body stepped a statement and kept it. One call to
+    /// `sqlite3_txn_state` when there is none. Whether it reset any.
+    func resetStatementsKeptStepping() -> Bool {
+        guard let handle, handle.transactionState(schema: nil) != .none else { return false }
+        var statement = handle.nextStatement(after: nil)
+        while let current = statement {
+            if current.isBusy() { _ = current.reset() }
+            statement = handle.nextStatement(after: current)
+        }
+        return true
     }
 }
