@@ -46,6 +46,55 @@ struct PoolSuspensionTests {
         }
     }
 
+    /// A snapshot whose close signals `closing`, then waits for `proceed` before closing its connection.
+    static func snapshotHeldInClose(
+        of pool: DatabasePool, closing: DispatchSemaphore, proceed: DispatchSemaphore
+    ) throws -> DatabaseSnapshot {
+        let snapshot = try pool.makeSnapshot()
+        snapshot.setCloseInProgressHook {
+            closing.signal()
+            _ = proceed.wait(timeout: .now() + 20)
+        }
+        return snapshot
+    }
+
+    @Test(
+        "suspend() waits for a snapshot whose close (or deinit) on another thread holds its connection still open",
+        arguments: [false, true])
+    func waitsForSnapshotBeingClosed(byDeinit: Bool) throws {
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try makePool(path)
+            defer { pool.close() }
+            let closing = DispatchSemaphore(value: 0)
+            let proceed = DispatchSemaphore(value: 0)
+            // The box holds the only reference, so that dropping it on the closing thread deinitializes the
+            // snapshot: its weak reference in the pool is then already `nil` while its connection is still open.
+            let box = Locked<DatabaseSnapshot?>(
+                try Self.snapshotHeldInClose(of: pool, closing: closing, proceed: proceed))
+            let closer = runOnThreadInBackground {
+                if byDeinit {
+                    box.withLock { $0 = nil }
+                } else {
+                    box.current?.close()
+                }
+            }
+            try #require(wait(closing))
+            let suspender = runOnThreadInBackground { () -> [String] in
+                try pool.suspend()
+                return try LockProbe.locks(on: path)
+            }
+            // The close is held with its connection open: suspend() must not return meanwhile. (It returned at once
+            // when it skipped a snapshot being closed elsewhere; then its probe saw that connection's lock.)
+            let returnedWhileClosing = wait(suspender.done, seconds: 1)
+            proceed.signal()
+            #expect(!returnedWhileClosing, "suspend() returned while a snapshot's connection was open")
+            try #require(wait(closer.done))
+            try #require(returnedWhileClosing || wait(suspender.done))
+            #expect(try suspender.result()?.get() == [])
+            try pool.resume()
+        }
+    }
+
     @Test("reads and writes during a suspension throw .suspended; suspend and resume twice are harmless")
     func accessesFail() throws {
         try TemporaryFile.withDatabasePath { path in

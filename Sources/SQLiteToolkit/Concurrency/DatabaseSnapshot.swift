@@ -24,13 +24,16 @@ import SQLiteBindings
 ///
 /// Related SQLite documentation: <https://sqlite.org/c3ref/snapshot_open.html>
 public final class DatabaseSnapshot: @unchecked Sendable {
-    // @unchecked Sendable: `holder` and `snapshot` are used only while holding `lock` (a ``Lock``): by close(), and
+    // @unchecked Sendable: `holder`, `snapshot` and `closeInProgressHook` are used only while holding `lock` (a ``Lock``): by close(), and
     // by each read to open the snapshot on its reader; the pool is Sendable.
     private let pool: DatabasePool
     private let lock = Lock()
     /// The connection whose read transaction keeps the snapshot valid; `nil` once closed.
     private var holder: Database?
     private var snapshot: SnapshotHandle?
+    /// Runs in ``close()`` between taking the connection and closing it: a test holds a close there, to check that
+    /// a suspension of the pool waits for it.
+    private var closeInProgressHook: (@Sendable () -> Void)?
 
     /// What the snapshot is called in a WAL report (``WALReport``): the label given to ``DatabasePool/makeSnapshot(label:fileID:line:)``,
     /// or where it was made.
@@ -116,6 +119,12 @@ public final class DatabaseSnapshot: @unchecked Sendable {
         }
     }
 
+    /// Sets the code that ``close()`` runs once it took the connection and before it closes it (tests hold a close
+    /// there).
+    func setCloseInProgressHook(_ hook: (@Sendable () -> Void)?) {
+        lock.withLock { closeInProgressHook = hook }
+    }
+
     /// Whether the snapshot can still be read (``close()`` was not called).
     public var isOpen: Bool { lock.withLock { holder != nil } }
 
@@ -157,73 +166,86 @@ public final class DatabaseSnapshot: @unchecked Sendable {
     /// Frees the snapshot and closes its connection, so the WAL can be checkpointed past it again; later reads
     /// throw. Closing twice does nothing.
     public func close() {
-        let (holder, snapshot) = lock.withLock {
+        let (holder, snapshot, hook) = lock.withLock {
             defer {
                 self.holder = nil
                 self.snapshot = nil
             }
-            return (self.holder, self.snapshot)
+            return (self.holder, self.snapshot, self.holder == nil ? nil : closeInProgressHook)
         }
+        hook?()
         snapshot?.free()
         try? holder?.rollback()
         holder?.close()
+        // Only now: a suspension or a close of the pool that found this snapshot registered (or being closed here,
+        // its own close() then finding no holder) waits for this connection to be closed.
         if holder != nil { pool.snapshots.unregister(self) }
     }
 }
 
 /// The live snapshots of a pool, so that closing the pool closes them: each keeps a connection of its own in a read
 /// transaction, which would otherwise outlive the pool's close (holding the WAL, and a lock on the file).
-final class SnapshotRegistry: Sendable {
-    private struct State {
-        var snapshots: [ObjectIdentifier: WeakSnapshot] = [:]
-        var isClosed = false
-    }
-
+///
+/// A snapshot stays registered until its connection is closed, not merely until it is released: a snapshot that
+/// another thread is closing, or that is being deinitialized (its weak reference here is already `nil`), still holds
+/// its connection for a moment, and closing the pool's snapshots waits for it, since a suspension promises that no
+/// connection of the pool is left open when it returns.
+final class SnapshotRegistry: @unchecked Sendable {
+    // @unchecked Sendable: `snapshots` and `isClosed` are read and written only while holding `lock` (a ``Lock``,
+    // used with its condition variable).
     private struct WeakSnapshot {
         weak var snapshot: DatabaseSnapshot?
     }
 
-    // A `Lock` protects `state`; the box makes the class Sendable without an unchecked conformance of its own.
-    private let state = LockedState(State())
+    private let lock = Lock()
+    /// Every registered snapshot whose connection is not closed yet, by identity.
+    private var snapshots: [ObjectIdentifier: WeakSnapshot] = [:]
+    private var isClosed = false
 
     /// Records a new snapshot. Throws ``DatabaseError/Reason/accessAfterClose`` once the pool is closed.
     func register(_ snapshot: DatabaseSnapshot) throws {
-        try state.withLock { state in
-            guard !state.isClosed else {
+        try lock.withLock {
+            guard !isClosed else {
                 throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
             }
-            state.snapshots[ObjectIdentifier(snapshot)] = WeakSnapshot(snapshot: snapshot)
+            snapshots[ObjectIdentifier(snapshot)] = WeakSnapshot(snapshot: snapshot)
         }
     }
 
-    /// Forgets a snapshot that closed.
+    /// Forgets a snapshot whose connection is closed, and wakes a close of the pool's snapshots that waits for it.
     func unregister(_ snapshot: DatabaseSnapshot) {
-        state.withLock { _ = $0.snapshots.removeValue(forKey: ObjectIdentifier(snapshot)) }
+        lock.withLock {
+            snapshots.removeValue(forKey: ObjectIdentifier(snapshot))
+            lock.broadcast()
+        }
     }
 
-    /// Refuses new snapshots and closes the live ones (outside the lock: closing one unregisters it).
+    /// Refuses new snapshots and closes the live ones (see ``closeLive()``).
     func closeAll() {
-        let live = state.withLock { state in
-            state.isClosed = true
-            return state.snapshots.values.compactMap(\.snapshot)
-        }
-        for snapshot in live { snapshot.close() }
+        lock.withLock { isClosed = true }
+        closeLive()
     }
 
     /// The snapshots open now.
     func liveSnapshots() -> [DatabaseSnapshot] {
-        state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
+        lock.withLock { snapshots.values.compactMap(\.snapshot) }
     }
 
-    /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read).
+    /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read). Returns once
+    /// the connection of every snapshot registered when it began is closed, those that other threads are closing or
+    /// deinitializing meanwhile included (their `close()` unregisters them once their connection is closed).
     func closeLive() {
-        let live = state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
+        let (registered, live) = lock.withLock { (Set(snapshots.keys), snapshots.values.compactMap(\.snapshot)) }
+        // Outside the lock: closing a snapshot unregisters it.
         for snapshot in live { snapshot.close() }
+        lock.lock()
+        while snapshots.keys.contains(where: registered.contains) { lock.wait() }
+        lock.unlock()
     }
 
     /// Accepts new snapshots again.
     func reopen() {
-        state.withLock { $0.isClosed = false }
+        lock.withLock { isClosed = false }
     }
 }
 
