@@ -24,6 +24,16 @@ struct SuspensionStressTests {
         return error.reason == .suspended || error.reason == .accessAfterClose
     }
 
+    /// Polls `condition` until it holds or `seconds` pass; whether it held.
+    static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !condition() {
+            if Date() >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return true
+    }
+
     @Test("a pool", arguments: [1, 2, 3])
     func pool(seed: UInt64) throws {
         try TemporaryFile.withDatabasePath { path in
@@ -58,6 +68,9 @@ struct SuspensionStressTests {
                     }
                 }
             }
+            // The suspensions start once a worker has committed, so that at least one write ran between them
+            // whatever the scheduling (they once all ended before any worker wrote).
+            #expect(Self.waitUntil(seconds: 30) { committed.current > 0 }, "no worker committed within 30 s")
             let finished = runOnThread(timeout: 120) {
                 var random = Generator(state: seed)
                 for _ in 0..<15 {
@@ -74,7 +87,7 @@ struct SuspensionStressTests {
             #expect(unexpected.current == [])
             let count = try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
             #expect(count == committed.current)
-            #expect(committed.current > 0, "no write ran between the suspensions")
+            #expect(committed.current > 0, "no write ran")
         }
     }
 
@@ -108,6 +121,9 @@ struct SuspensionStressTests {
                     }
                 }
             }
+            // The suspensions start once a worker has committed, so that at least one write ran between them
+            // whatever the scheduling (they once all ended before any worker wrote).
+            #expect(Self.waitUntil(seconds: 30) { committed.current > 0 }, "no worker committed within 30 s")
             let finished = runOnThread(timeout: 120) {
                 var random = Generator(state: seed)
                 for _ in 0..<15 {
@@ -124,7 +140,7 @@ struct SuspensionStressTests {
             #expect(unexpected.current == [])
             let count = try queue.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) }
             #expect(count == committed.current)
-            #expect(committed.current > 0, "no write ran between the suspensions")
+            #expect(committed.current > 0, "no write ran")
         }
     }
 }
