@@ -95,6 +95,38 @@ struct PoolSuspensionTests {
         }
     }
 
+    @Test("suspend() closes a reader that a read on the fast path took and gave back just as the reads had ended")
+    func retiresReaderTakenOnFastPath() throws {
+        try TemporaryFile.withDatabasePath { path in
+            let pool = try makePool(path)
+            defer { pool.close() }
+            // One reader, idle, its connection open (and cached by this thread).
+            #expect(try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 2)
+            let givenBack = Locked<BackgroundRun<Void>?>(nil)
+            pool.readers.setReadsEndedHook { readers in
+                // What a read on the fast path does between the suspension's check and its retiring of the idle
+                // readers: idle to in use without the lock, then, seeing `slowPathOnly`, back to idle.
+                guard let reader = readers.first, reader.tryTake() else { return }
+                givenBack.withLock {
+                    $0 = runOnThreadInBackground {
+                        // Taking the lock first: the give-back comes after the suspension's attempt to retire the
+                        // reader, whichever way that goes, once the suspension waits or returns.
+                        _ = pool.readers.count
+                        pool.readers.giveBack(reader)
+                    }
+                }
+            }
+            try pool.suspend()
+            #expect(givenBack.current != nil, "the hook took no reader")
+            // The reader's connection is closed: a reader the fast path held a moment is retired too.
+            #expect(try LockProbe.locks(on: path) == [])
+            #expect(pool.readerCount == 0)
+            if let run = givenBack.current { #expect(wait(run.done)) }
+            try pool.resume()
+            #expect(try pool.read { db in try db.queryValue("SELECT count(*) FROM t", as: Int.self) } == 2)
+        }
+    }
+
     @Test("reads and writes during a suspension throw .suspended; suspend and resume twice are harmless")
     func accessesFail() throws {
         try TemporaryFile.withDatabasePath { path in

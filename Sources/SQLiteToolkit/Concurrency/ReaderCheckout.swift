@@ -31,10 +31,11 @@
 /// finishes on its reader and retires it at its end, whatever happens to the pool meanwhile (a reopen included),
 /// and the close waits for those reads through ``retiringCount``.
 final class ReaderCheckout: @unchecked Sendable {
-    // @unchecked Sendable: `readers`, `retiringCount`, `waitingBarrierCount`, `isClosed`, `line` and `nextTicket`
-    // are read and written only while holding `condition` (a ``Lock``, used with its condition variable);
-    // `slowPathOnly` and `waiterCount` are atomic words, `slowPathOnly` written only while holding `condition`; a
-    // reader's connection is used only by the read whose exchange on the reader's state word took it.
+    // @unchecked Sendable: `readers`, `retiringCount`, `waitingBarrierCount`, `isClosed`, `suspension`, `line`,
+    // `nextTicket` and `readsEndedHook` are read and written only while holding `condition` (a ``Lock``, used with
+    // its condition variable); `slowPathOnly` and `waiterCount` are atomic words, `slowPathOnly` written only while
+    // holding `condition`; a reader's connection is used only by the read whose exchange on the reader's state word
+    // took it.
     private let condition = Lock()
     /// Every open reader of the pool, in use or idle (not those a close marked retiring).
     private var readers: [PooledReader] = []
@@ -395,15 +396,35 @@ final class ReaderCheckout: @unchecked Sendable {
         updateSlowPath()
         condition.broadcast()
         waiterCount.add(1)
-        // Again and again: a statement the read starts after an interruption returned is not interrupted.
-        while retiringCount > 0 || readers.contains(where: { $0.isInUse }) {
-            for reader in readers where reader.isInUse { reader.interrupt() }
-            _ = condition.wait(until: MonotonicDeadline(secondsFromNow: 0.01))
+        defer { waiterCount.add(-1) }
+        var retired: [PooledReader] = []
+        // Until every reader is retired, not merely until none is in use: a read on the fast path takes its cached
+        // reader without the lock, idle to in use, before it sees `slowPathOnly` and gives it back. Between the
+        // check below and the retiring, such a read makes the reader fail to retire, and it stayed open (a
+        // connection holding its -shm lock after suspend() returned).
+        while !readers.isEmpty {
+            // Again and again: a statement the read starts after an interruption returned is not interrupted.
+            while retiringCount > 0 || readers.contains(where: { $0.isInUse }) {
+                for reader in readers where reader.isInUse { reader.interrupt() }
+                _ = condition.wait(until: MonotonicDeadline(secondsFromNow: 0.01))
+            }
+            if let hook = readsEndedHook {
+                readsEndedHook = nil
+                hook(readers)
+            }
+            retired += retireIdleReaders()
         }
-        waiterCount.add(-1)
-        let retired = retireIdleReaders()
         condition.broadcast()
         return retired
+    }
+
+    /// Runs once, in the next ``suspend(accesses:)``, when no read holds a reader, before the idle readers are
+    /// retired, with the lock held: a test takes a reader there as a read on the fast path does.
+    private var readsEndedHook: (([PooledReader]) -> Void)?
+
+    /// Sets the code ``suspend(accesses:)`` runs once no read holds a reader (tests only).
+    func setReadsEndedHook(_ hook: (([PooledReader]) -> Void)?) {
+        condition.withLock { readsEndedHook = hook }
     }
 
     /// Lets reads take readers again after ``suspend(accesses:)``; the waiting ones first.
