@@ -55,6 +55,13 @@ public final class DatabasePool: Sendable {
     let snapshots = SnapshotRegistry()
     /// The observed queries, as the writer sees them (Observation/PoolObservedQueries.swift).
     let observedQueries = PoolObservedQueries()
+    /// Orders the pool's suspensions and resumes, one at a time (DatabasePool+Suspension.swift); no access or close
+    /// takes it.
+    let suspensionLock = Lock()
+    /// The snapshots being made, which a suspension waits for (DatabasePool+Suspension.swift).
+    let snapshotCreations = SnapshotCreations()
+    /// Watches the WAL's size and truncates it when the pool is idle (DatabasePool+WALHygiene.swift).
+    let walMonitor: WALMonitor
 
     let writer: SerializedDatabase
     /// How reader connections are opened: the writer's path, configuration and set-up hook, with the readers'
@@ -106,12 +113,14 @@ public final class DatabasePool: Sendable {
     ///   - maximumReaderCount: the most reader connections open at once (at least 1); default 5.
     ///   - readerTimeout: how long a read waits for a free reader before it throws, in seconds (0 or more);
     ///     default 10 seconds.
+    ///   - walHygiene: the WAL's watermark, report, `journal_size_limit` and idle truncation (see ``WALHygiene``).
     ///   - setUp: runs on every new connection before its first use: key, pragmas, functions, collations.
     public init(
         path: String,
         configuration: Database.Configuration = Database.Configuration(),
         maximumReaderCount: Int = DatabasePool.defaultMaximumReaderCount,
         readerTimeout: TimeInterval = DatabasePool.defaultReaderTimeout,
+        walHygiene: WALHygiene = WALHygiene(),
         setUp: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
         guard maximumReaderCount >= 1 else {
@@ -139,10 +148,14 @@ public final class DatabasePool: Sendable {
                     try setUp?(db)
                     try db.execute("PRAGMA query_only = ON")
                 }, recordsSetUpDefinitions: false))
-        let checkpoints = WALCheckpointPolicy()
+        try walHygiene.validate()
+        let monitor = WALMonitor(hygiene: walHygiene)
+        self.walMonitor = monitor
+        let checkpoints = WALCheckpointPolicy(monitor: monitor)
         let writerRecipe = ConnectionRecipe(
             path: path, configuration: configuration,
             setUp: { db in
+                try monitor.prepare(db)
                 try setUp?(db)
                 // The journal mode is persistent in the file; asking again on an existing WAL database is cheap.
                 let mode = try db.queryValue("PRAGMA journal_mode = WAL", as: String.self)
@@ -152,6 +165,7 @@ public final class DatabasePool: Sendable {
                         reason: .walModeUnavailable)
                 }
                 try checkpoints.install(on: db)
+                try monitor.install(on: db)
             })
         writer = try SerializedDatabase(
             recipe: writerRecipe, label: "SQLiteToolkit.DatabasePool.write", ownerName: "database pool")
@@ -159,6 +173,7 @@ public final class DatabasePool: Sendable {
         poolID = DatabasePool.nextPoolID.add(1)
         readers = ReaderCheckout(
             maximumReaderCount: maximumReaderCount, readerTimeout: readerTimeout, poolID: poolID, identity: identity)
+        monitor.pool = self
     }
 
     private static func isInMemory(_ path: String, configuration: Database.Configuration) -> Bool {
@@ -255,6 +270,7 @@ public final class DatabasePool: Sendable {
     /// Gives a reader back after its read.
     @inline(__always)
     func checkIn(_ reader: PooledReader) {
+        reader.readSince.store(0)
         readers.giveBack(reader)
     }
 
@@ -263,6 +279,7 @@ public final class DatabasePool: Sendable {
         if let open = reader.database { return open }
         let database = try readerRecipe.open()
         reader.database = database
+        reader.setInterruptHandle(database.interruptHandle)
         return database
     }
 
@@ -291,6 +308,7 @@ public final class DatabasePool: Sendable {
         defer { ThreadAccesses.leave(identity, from: list) }
         // Inside the access: a new reader's set-up hook that uses the pool is a re-entry, not another thread.
         let database = try connection(of: reader)
+        reader.markReadStarted(observation: false)
         return try SerializedDatabase.run(
             { reader in
                 do {
@@ -298,6 +316,10 @@ public final class DatabasePool: Sendable {
                 } catch let error as DatabaseError where error.code == .readonly {
                     var error = error
                     error.reason = .writeInReadAccess
+                    throw error
+                } catch let error as DatabaseError where error.code == .interrupt && readers.isSuspended {
+                    var error = error
+                    error.reason = .suspended
                     throw error
                 }
             }, on: database, cancellation: cancellation)

@@ -1,3 +1,5 @@
+// DispatchTime: Dispatch is its own module.
+import Dispatch
 import SQLiteBindings
 
 /// One state of a ``DatabasePool``'s database, kept for several reads that must all see it, whatever the writer
@@ -22,20 +24,35 @@ import SQLiteBindings
 ///
 /// Related SQLite documentation: <https://sqlite.org/c3ref/snapshot_open.html>
 public final class DatabaseSnapshot: @unchecked Sendable {
-    // @unchecked Sendable: `holder` and `snapshot` are used only while holding `lock` (a ``Lock``): by close(), and
+    // @unchecked Sendable: `holder`, `snapshot` and `closeInProgressHook` are used only while holding `lock` (a ``Lock``): by close(), and
     // by each read to open the snapshot on its reader; the pool is Sendable.
     private let pool: DatabasePool
     private let lock = Lock()
     /// The connection whose read transaction keeps the snapshot valid; `nil` once closed.
     private var holder: Database?
     private var snapshot: SnapshotHandle?
+    /// Runs in ``close()`` between taking the connection and closing it: a test holds a close there, to check that
+    /// a suspension of the pool waits for it.
+    private var closeInProgressHook: (@Sendable () -> Void)?
 
-    init(pool: DatabasePool) throws {
+    /// What the snapshot is called in a WAL report (``WALReport``): the label given to ``DatabasePool/makeSnapshot(label:fileID:line:)``,
+    /// or where it was made.
+    public let label: String
+    /// When the snapshot was made, in nanoseconds of Dispatch's uptime clock.
+    let createdAt: UInt64
+
+    init(pool: DatabasePool, label: String) throws {
         self.pool = pool
+        self.label = label
+        self.createdAt = DispatchTime.now().uptimeNanoseconds
         // A closed pool would let it open a connection of its own that no read could use.
         guard pool.isOpen else {
             throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
         }
+        // A snapshot's own connection holds a lock, which a suspension must not leave behind: a suspension waits
+        // for the snapshots being made, and none is made once it began.
+        try pool.snapshotCreations.begin(refusedWhen: { pool.isSuspended })
+        defer { pool.snapshotCreations.end() }
         let holder = try pool.readerRecipe.open()
         do {
             var attempts = 0
@@ -102,6 +119,12 @@ public final class DatabaseSnapshot: @unchecked Sendable {
         }
     }
 
+    /// Sets the code that ``close()`` runs once it took the connection and before it closes it (tests hold a close
+    /// there).
+    func setCloseInProgressHook(_ hook: (@Sendable () -> Void)?) {
+        lock.withLock { closeInProgressHook = hook }
+    }
+
     /// Whether the snapshot can still be read (``close()`` was not called).
     public var isOpen: Bool { lock.withLock { holder != nil } }
 
@@ -143,68 +166,86 @@ public final class DatabaseSnapshot: @unchecked Sendable {
     /// Frees the snapshot and closes its connection, so the WAL can be checkpointed past it again; later reads
     /// throw. Closing twice does nothing.
     public func close() {
-        let (holder, snapshot) = lock.withLock {
+        let (holder, snapshot, hook) = lock.withLock {
             defer {
                 self.holder = nil
                 self.snapshot = nil
             }
-            return (self.holder, self.snapshot)
+            return (self.holder, self.snapshot, self.holder == nil ? nil : closeInProgressHook)
         }
+        hook?()
         snapshot?.free()
         try? holder?.rollback()
         holder?.close()
+        // Only now: a suspension or a close of the pool that found this snapshot registered (or being closed here,
+        // its own close() then finding no holder) waits for this connection to be closed.
         if holder != nil { pool.snapshots.unregister(self) }
     }
 }
 
 /// The live snapshots of a pool, so that closing the pool closes them: each keeps a connection of its own in a read
 /// transaction, which would otherwise outlive the pool's close (holding the WAL, and a lock on the file).
-final class SnapshotRegistry: Sendable {
-    private struct State {
-        var snapshots: [ObjectIdentifier: WeakSnapshot] = [:]
-        var isClosed = false
-    }
-
+///
+/// A snapshot stays registered until its connection is closed, not merely until it is released: a snapshot that
+/// another thread is closing, or that is being deinitialized (its weak reference here is already `nil`), still holds
+/// its connection for a moment, and closing the pool's snapshots waits for it, since a suspension promises that no
+/// connection of the pool is left open when it returns.
+final class SnapshotRegistry: @unchecked Sendable {
+    // @unchecked Sendable: `snapshots` and `isClosed` are read and written only while holding `lock` (a ``Lock``,
+    // used with its condition variable).
     private struct WeakSnapshot {
         weak var snapshot: DatabaseSnapshot?
     }
 
-    // A `Lock` protects `state`; the box makes the class Sendable without an unchecked conformance of its own.
-    private let state = LockedState(State())
+    private let lock = Lock()
+    /// Every registered snapshot whose connection is not closed yet, by identity.
+    private var snapshots: [ObjectIdentifier: WeakSnapshot] = [:]
+    private var isClosed = false
 
     /// Records a new snapshot. Throws ``DatabaseError/Reason/accessAfterClose`` once the pool is closed.
     func register(_ snapshot: DatabaseSnapshot) throws {
-        try state.withLock { state in
-            guard !state.isClosed else {
+        try lock.withLock {
+            guard !isClosed else {
                 throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose)
             }
-            state.snapshots[ObjectIdentifier(snapshot)] = WeakSnapshot(snapshot: snapshot)
+            snapshots[ObjectIdentifier(snapshot)] = WeakSnapshot(snapshot: snapshot)
         }
     }
 
-    /// Forgets a snapshot that closed.
+    /// Forgets a snapshot whose connection is closed, and wakes a close of the pool's snapshots that waits for it.
     func unregister(_ snapshot: DatabaseSnapshot) {
-        state.withLock { _ = $0.snapshots.removeValue(forKey: ObjectIdentifier(snapshot)) }
-    }
-
-    /// Refuses new snapshots and closes the live ones (outside the lock: closing one unregisters it).
-    func closeAll() {
-        let live = state.withLock { state in
-            state.isClosed = true
-            return state.snapshots.values.compactMap(\.snapshot)
+        lock.withLock {
+            snapshots.removeValue(forKey: ObjectIdentifier(snapshot))
+            lock.broadcast()
         }
-        for snapshot in live { snapshot.close() }
     }
 
-    /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read).
+    /// Refuses new snapshots and closes the live ones (see ``closeLive()``).
+    func closeAll() {
+        lock.withLock { isClosed = true }
+        closeLive()
+    }
+
+    /// The snapshots open now.
+    func liveSnapshots() -> [DatabaseSnapshot] {
+        lock.withLock { snapshots.values.compactMap(\.snapshot) }
+    }
+
+    /// Closes the live snapshots, and still accepts new ones (a key change replaces the file they read). Returns once
+    /// the connection of every snapshot registered when it began is closed, those that other threads are closing or
+    /// deinitializing meanwhile included (their `close()` unregisters them once their connection is closed).
     func closeLive() {
-        let live = state.withLock { $0.snapshots.values.compactMap(\.snapshot) }
+        let (registered, live) = lock.withLock { (Set(snapshots.keys), snapshots.values.compactMap(\.snapshot)) }
+        // Outside the lock: closing a snapshot unregisters it.
         for snapshot in live { snapshot.close() }
+        lock.lock()
+        while snapshots.keys.contains(where: registered.contains) { lock.wait() }
+        lock.unlock()
     }
 
     /// Accepts new snapshots again.
     func reopen() {
-        state.withLock { $0.isClosed = false }
+        lock.withLock { isClosed = false }
     }
 }
 
@@ -217,7 +258,15 @@ extension DatabasePool {
     ///   own then commits one frame that changes nothing, so on such a pool the call also throws what that write
     ///   would: `SQLITE_READONLY` for a read-only pool, `SQLITE_BUSY` after the busy timeout inside a write of the
     ///   pool; the message says why the snapshot needed a write.
-    public func makeSnapshot() throws -> DatabaseSnapshot {
-        try DatabaseSnapshot(pool: self)
+    ///
+    /// - Parameters:
+    ///   - label: what a WAL report (``WALHygiene/report``) calls the snapshot while it pins the WAL; by default,
+    ///     the file and line of the call.
+    ///   - fileID: the file of the call, for the default label.
+    ///   - line: the line of the call, for the default label.
+    public func makeSnapshot(
+        label: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) throws -> DatabaseSnapshot {
+        try DatabaseSnapshot(pool: self, label: label ?? "snapshot made at \(fileID):\(line)")
     }
 }

@@ -38,6 +38,32 @@ final class PooledReader: @unchecked Sendable {
     /// reader until its cancellation handler is removed, so one record serves them all, without an allocation per
     /// access.
     let inPlaceCancellation = AccessCancellation()
+    /// The interrupt handle of the reader's connection, which a suspension of the pool uses from its own thread
+    /// (``database`` belongs to the read that holds the reader); set when the connection opens.
+    private let interruptTarget = LockedState<InterruptHandle?>(nil)
+
+    /// When the access holding the reader began its read transaction, in nanoseconds of Dispatch's uptime clock, for
+    /// the WAL report (``WALHygiene``); 0 while no access holds it. Written by the holder, read by anyone.
+    let readSince = AtomicWord(0)
+    /// Whether the access holding the reader is an observed query's run (1) rather than a read (0).
+    let readIsObservation = AtomicWord(0)
+
+    /// Records the start of an access's read transaction on the reader.
+    @inline(__always)
+    func markReadStarted(observation: Bool) {
+        readIsObservation.store(observation ? 1 : 0)
+        readSince.store(Int(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
+    }
+
+    /// Records the interrupt handle of the reader's newly opened connection.
+    func setInterruptHandle(_ handle: InterruptHandle) {
+        interruptTarget.withLock { $0 = handle }
+    }
+
+    /// Interrupts the statement the reader's connection runs now, if any, from any thread.
+    func interrupt() {
+        interruptTarget.withLock { $0 }?.interrupt()
+    }
 
     /// Takes the reader when it is idle; whether it did.
     @inline(__always)

@@ -31,10 +31,11 @@
 /// finishes on its reader and retires it at its end, whatever happens to the pool meanwhile (a reopen included),
 /// and the close waits for those reads through ``retiringCount``.
 final class ReaderCheckout: @unchecked Sendable {
-    // @unchecked Sendable: `readers`, `retiringCount`, `waitingBarrierCount`, `isClosed`, `line` and `nextTicket`
-    // are read and written only while holding `condition` (a ``Lock``, used with its condition variable);
-    // `slowPathOnly` and `waiterCount` are atomic words, `slowPathOnly` written only while holding `condition`; a
-    // reader's connection is used only by the read whose exchange on the reader's state word took it.
+    // @unchecked Sendable: `readers`, `retiringCount`, `waitingBarrierCount`, `isClosed`, `suspension`, `line`,
+    // `nextTicket` and `readsEndedHook` are read and written only while holding `condition` (a ``Lock``, used with
+    // its condition variable); `slowPathOnly` and `waiterCount` are atomic words, `slowPathOnly` written only while
+    // holding `condition`; a reader's connection is used only by the read whose exchange on the reader's state word
+    // took it.
     private let condition = Lock()
     /// Every open reader of the pool, in use or idle (not those a close marked retiring).
     private var readers: [PooledReader] = []
@@ -42,6 +43,8 @@ final class ReaderCheckout: @unchecked Sendable {
     private var retiringCount = 0
     private var waitingBarrierCount = 0
     private var isClosed = false
+    /// Set during a suspension of the pool (DatabasePool+Suspension.swift): reads throw or wait, as it says.
+    private var suspension: SuspendedAccesses?
     /// The reads waiting for a reader, by ticket, first in line first.
     private var line: [Int] = []
     private var nextTicket = 0
@@ -83,12 +86,36 @@ final class ReaderCheckout: @unchecked Sendable {
 
     /// Stores in ``slowPathOnly`` whether reads must take the slow path. Called with `condition` held.
     private func updateSlowPath() {
-        slowPathOnly.store(isClosed || waitingBarrierCount > 0 || !line.isEmpty ? 1 : 0)
+        slowPathOnly.store(isClosed || suspension != nil || waitingBarrierCount > 0 || !line.isEmpty ? 1 : 0)
     }
 
     /// Throws when the pool is closed. Called with `condition` held.
     private func checkOpen() throws {
         if isClosed { throw DatabaseError.misuse("the database pool is closed", reason: .accessAfterClose) }
+        if suspension == .fail { throw Self.suspendedError }
+    }
+
+    /// The error of a read refused during a suspension.
+    static let suspendedError = DatabaseError(
+        extendedCode: .busy, message: "the database pool is suspended: resume() lets accesses run again",
+        reason: .suspended)
+
+    /// Waits while the pool is suspended with waiting accesses; throws when it is closed or suspended with failing
+    /// ones, or when the task of `cancellation` is cancelled. Called with `condition` held.
+    private func waitWhileSuspended(cancellation: AccessCancellation?) throws {
+        try checkOpen()
+        guard suspension != nil else { return }
+        waiterCount.add(1)
+        cancellation?.waitingBegins(on: condition)
+        defer {
+            cancellation?.waitingEnds()
+            waiterCount.add(-1)
+        }
+        while suspension != nil {
+            try checkOpen()
+            if let cancellation, cancellation.isCancelled { throw CancellationError() }
+            condition.wait()
+        }
     }
 
     /// Wakes the threads waiting for a reader's state to change, if any: called after giving a reader back.
@@ -143,6 +170,11 @@ final class ReaderCheckout: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         try checkOpen()
+        if suspension != nil {
+            // An async read that would run in place waits elsewhere instead.
+            if case .noWait = wait { return nil }
+            try waitWhileSuspended(cancellation: cancellation)
+        }
         if line.isEmpty && waitingBarrierCount == 0, let reader = takeIdleOrNew() { return reader }
         let deadline: MonotonicDeadline
         switch wait {
@@ -168,6 +200,12 @@ final class ReaderCheckout: @unchecked Sendable {
         while true {
             try checkOpen()
             if let cancellation, cancellation.isCancelled { throw CancellationError() }
+            if suspension != nil {
+                // A suspension with waiting accesses began while this read waited in line: it takes no reader (the
+                // suspension retires them all) and waits for the resume, as a read started during it does.
+                condition.wait()
+                continue
+            }
             if line.first == ticket && waitingBarrierCount == 0, let reader = takeIdleOrNew() { return reader }
             if !condition.wait(until: deadline) {
                 throw DatabaseError(
@@ -193,7 +231,7 @@ final class ReaderCheckout: @unchecked Sendable {
     /// taken now, while a barrier write waits or runs, reads wait in line, and once the pool is closed.
     func takeIdleWithoutWaiting() -> PooledReader? {
         condition.withLock {
-            guard !isClosed, waitingBarrierCount == 0, line.isEmpty else { return nil }
+            guard !isClosed, suspension == nil, waitingBarrierCount == 0, line.isEmpty else { return nil }
             return takeIdleOrNew()
         }
     }
@@ -305,6 +343,8 @@ final class ReaderCheckout: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         isClosed = true
+        // A closed pool is not suspended: its reopen() opens it for reads.
+        suspension = nil
         updateSlowPath()
         condition.broadcast()
         var retired: [PooledReader] = []
@@ -326,6 +366,74 @@ final class ReaderCheckout: @unchecked Sendable {
             waiterCount.add(-1)
         }
         return retired
+    }
+
+    /// The reads in progress, for the WAL report: since when (Dispatch's uptime, in nanoseconds), and whether each
+    /// is an observed query's run.
+    func activeReads() -> [(since: UInt64, isObservation: Bool)] {
+        condition.withLock {
+            readers.compactMap { reader in
+                let since = reader.readSince.load()
+                guard since > 0 else { return nil }
+                return (UInt64(since), reader.readIsObservation.load() == 1)
+            }
+        }
+    }
+
+    // MARK: - Suspension
+
+    /// Whether reads are suspended now.
+    var isSuspended: Bool { condition.withLock { suspension != nil } }
+
+    /// Refuses new reads (or keeps them waiting, as `accesses` says), interrupts the reads in progress again and
+    /// again until they end, then retires the idle readers and returns them, for their connections to be closed.
+    func suspend(accesses: SuspendedAccesses) -> [PooledReader] {
+        condition.lock()
+        defer { condition.unlock() }
+        // A closed pool has no reader to let go of, and a close ends a suspension: a reopen() opens for reads.
+        if isClosed { return [] }
+        suspension = accesses
+        updateSlowPath()
+        condition.broadcast()
+        waiterCount.add(1)
+        defer { waiterCount.add(-1) }
+        var retired: [PooledReader] = []
+        // Until every reader is retired, not merely until none is in use: a read on the fast path takes its cached
+        // reader without the lock, idle to in use, before it sees `slowPathOnly` and gives it back. Between the
+        // check below and the retiring, such a read makes the reader fail to retire, and it stayed open (a
+        // connection holding its -shm lock after suspend() returned).
+        while !readers.isEmpty {
+            // Again and again: a statement the read starts after an interruption returned is not interrupted.
+            while retiringCount > 0 || readers.contains(where: { $0.isInUse }) {
+                for reader in readers where reader.isInUse { reader.interrupt() }
+                _ = condition.wait(until: MonotonicDeadline(secondsFromNow: 0.01))
+            }
+            if let hook = readsEndedHook {
+                readsEndedHook = nil
+                hook(readers)
+            }
+            retired += retireIdleReaders()
+        }
+        condition.broadcast()
+        return retired
+    }
+
+    /// Runs once, in the next ``suspend(accesses:)``, when no read holds a reader, before the idle readers are
+    /// retired, with the lock held: a test takes a reader there as a read on the fast path does.
+    private var readsEndedHook: (([PooledReader]) -> Void)?
+
+    /// Sets the code ``suspend(accesses:)`` runs once no read holds a reader (tests only).
+    func setReadsEndedHook(_ hook: (([PooledReader]) -> Void)?) {
+        condition.withLock { readsEndedHook = hook }
+    }
+
+    /// Lets reads take readers again after ``suspend(accesses:)``; the waiting ones first.
+    func resume() {
+        condition.lock()
+        suspension = nil
+        updateSlowPath()
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Lets reads take readers again after ``close(waitingForReads:)``.

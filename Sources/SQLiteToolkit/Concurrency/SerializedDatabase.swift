@@ -14,18 +14,22 @@ import Dispatch
 /// identity (which a pool shares for its readers), so an access started on that thread before the first ends throws
 /// instead of waiting for itself.
 final class SerializedDatabase: @unchecked Sendable {
-    // @unchecked Sendable: `database`, `isBusy`, `acceptsAccesses` and `closesWhenAccessEnds` are read and written
-    // only while holding `lock`. The connection itself is used only by the access that set `isBusy`.
-    private let lock = Lock()
-    private var database: Database?
-    private var isBusy = false
+    // @unchecked Sendable: `database`, `isBusy`, `acceptsAccesses`, `closesWhenAccessEnds` and `suspension` are read
+    // and written only while holding `lock`. The connection itself is used only by the access that set `isBusy`.
+    // The first three are internal for the suspension (SerializedDatabase+Suspension.swift).
+    let lock = Lock()
+    var database: Database?
+    var isBusy = false
+    /// Set from the start of a ``suspend(accesses:)`` until ``resume()`` or a close: accesses throw
+    /// ``DatabaseError/Reason/suspended`` or wait, as it says.
+    var suspension: Suspension?
     /// `false` from the start of a close until a reopen has opened the connection again: accesses then throw,
     /// instead of taking the connection before the close that waits for it.
-    private var acceptsAccesses = true
+    var acceptsAccesses = true
     /// Set by ``close()`` called inside the access in progress: the access closes the connection when it ends.
     private var closesWhenAccessEnds = false
     /// The accesses (and reopens) waiting in `lock`'s condition variable, for tests that need to know one waits.
-    private(set) var waitingCount = 0
+    var waitingCount = 0
     /// Open, closing, closed or reopening: see ``ConnectionLifecycle``.
     private let lifecycle = ConnectionLifecycle()
     /// How the connection is opened; changed only by a key change (the new key), under `lock`.
@@ -43,13 +47,19 @@ final class SerializedDatabase: @unchecked Sendable {
     /// The watch for other connections' commits, started while the connection has observers
     /// (Observation/ExternalChangeWatch.swift).
     let externalChanges = ExternalChangeWatch()
+    /// Refuses the commits of an access that a suspension interrupts (SerializedDatabase+Suspension.swift); every
+    /// connection this object opens consults it.
+    let commitVeto: CommitVeto
 
     /// Opens the connection at once, so a path that cannot be opened throws here. `ownerName` is what errors call
     /// the queue or pool that owns the connection.
     init(recipe: ConnectionRecipe, label: String, ownerName: String = "database queue") throws {
         self.currentRecipe = recipe
         self.ownerName = ownerName
+        let commitVeto = CommitVeto(ownerName: ownerName)
+        self.commitVeto = commitVeto
         let database = try recipe.open()
+        database.commitVeto = commitVeto
         self.database = database
         self.dispatchQueue = DispatchQueue(label: label)
         externalChanges.attach(to: database, owner: self)
@@ -107,14 +117,15 @@ final class SerializedDatabase: @unchecked Sendable {
     private func checkOut(cancellation: AccessCancellation?) throws -> Database {
         lock.lock()
         defer { lock.unlock() }
-        if isBusy && acceptsAccesses {
+        if (isBusy || suspension != nil) && acceptsAccesses {
             waitingCount += 1
             cancellation?.waitingBegins(on: lock)
             defer {
                 cancellation?.waitingEnds()
                 waitingCount -= 1
             }
-            while isBusy && acceptsAccesses {
+            while (isBusy || suspension != nil) && acceptsAccesses {
+                if let suspension, suspension.accesses == .fail { throw suspendedError() }
                 if let cancellation, cancellation.isCancelled { throw CancellationError() }
                 lock.wait()
             }
@@ -125,11 +136,15 @@ final class SerializedDatabase: @unchecked Sendable {
     }
 
     /// Takes the connection when it is free, without waiting; `nil` when another access holds it.
-    private func checkOutIfFree() throws -> Database? {
+    private func checkOutIfFree(unlessAccessesWait: Bool = false) throws -> Database? {
         lock.lock()
         defer { lock.unlock() }
         guard acceptsAccesses, let database else { throw closedError() }
-        if isBusy { return nil }
+        if let suspension {
+            if suspension.accesses == .fail { throw suspendedError() }
+            return nil
+        }
+        if isBusy || (unlessAccessesWait && waitingCount > 0) { return nil }
         isBusy = true
         return database
     }
@@ -138,7 +153,7 @@ final class SerializedDatabase: @unchecked Sendable {
     /// broadcast, not a signal, since the waiters are of several kinds and a wake-up taken by one that then does
     /// not take the connection would leave the others asleep. A connection closed here is closed after the lock is
     /// given back: closing may run user code (a trace of the close), which must never run under the lock.
-    private func checkIn() {
+    func checkIn() {
         lock.lock()
         isBusy = false
         var closing: Database?
@@ -166,7 +181,11 @@ final class SerializedDatabase: @unchecked Sendable {
         defer { ThreadAccesses.leave(identity, from: list) }
         let database = try checkOut(cancellation: cancellation)
         defer { checkIn() }
-        return try Self.run(body, on: database, transaction: kind, cancellation: cancellation)
+        do {
+            return try Self.run(body, on: database, transaction: kind, cancellation: cancellation)
+        } catch let error as DatabaseError where error.code == .interrupt {
+            throw markedIfSuspended(error)
+        }
     }
 
     /// Runs `body` on a connection the caller has taken, in a transaction of `kind` when it is not `nil`, then ends
@@ -224,6 +243,11 @@ final class SerializedDatabase: @unchecked Sendable {
             // A transaction the body ended with SQL text (`COMMIT` through `execute`) keeps the write gate until
             // now: no access ends holding it.
             database.releaseWriteGate()
+            // A statement the body stepped and kept without resetting it would keep its read transaction open after
+            // the access: the connection's next access would read that old state, and the WAL would stay pinned.
+            if database.resetStatementsKeptStepping(), database.observation.isActive {
+                database.observation.accessEnded()
+            }
             return
         }
         try? database.rollback()
@@ -242,6 +266,8 @@ final class SerializedDatabase: @unchecked Sendable {
         lifecycle.close(insideAccess: isInsideAccess) {
             lock.lock()
             acceptsAccesses = false
+            // A closed queue is not suspended: its reopen() opens it for accesses.
+            suspension = nil
             lock.broadcast()
             if isInsideAccess && isBusy && database != nil {
                 // The access in progress closes the connection when it ends (checkIn()), and ends the close.
@@ -304,6 +330,7 @@ final class SerializedDatabase: @unchecked Sendable {
             }
             ThreadAccesses.leave(identity, from: list)
             externalChanges.attach(to: reopened, owner: self)
+            reopened.commitVeto = commitVeto
             lock.withLock {
                 database = reopened
                 acceptsAccesses = true
@@ -320,6 +347,20 @@ extension SerializedDatabase: AsyncAccessTarget {
         let list = try enter()
         do {
             if let database = try checkOutIfFree() { return (database, list) }
+        } catch {
+            ThreadAccesses.leave(identity, from: list)
+            throw error
+        }
+        ThreadAccesses.leave(identity, from: list)
+        return nil
+    }
+
+    /// ``takeInPlace()`` for the pool's housekeeping (the idle WAL truncation): takes the connection only when it is
+    /// free and no access waits for it, so housekeeping never takes it from an access that a commit just woke.
+    func takeForHousekeeping() throws -> (Database, ThreadAccessRecord)? {
+        let list = try enter()
+        do {
+            if let database = try checkOutIfFree(unlessAccessesWait: true) { return (database, list) }
         } catch {
             ThreadAccesses.leave(identity, from: list)
             throw error
@@ -345,7 +386,11 @@ extension SerializedDatabase: AsyncAccessTarget {
         _ body: (Database) throws -> T
     ) throws -> T {
         defer { ThreadAccesses.leave(identity, from: taken.1) }
-        return try Self.run(body, on: taken.0, transaction: kind, cancellation: cancellation)
+        do {
+            return try Self.run(body, on: taken.0, transaction: kind, cancellation: cancellation)
+        } catch let error as DatabaseError where error.code == .interrupt {
+            throw markedIfSuspended(error)
+        }
     }
 
     /// Gives the connection back.

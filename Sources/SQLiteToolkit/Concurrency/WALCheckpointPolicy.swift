@@ -14,6 +14,12 @@ final class WALCheckpointPolicy: @unchecked Sendable {
     // @unchecked Sendable: `lastAttemptFrames` is read and written only by the WAL hook, which SQLite calls inside
     // the writer connection's commits; the writer runs one access at a time.
     private var lastAttemptFrames: Int32 = 0
+    /// Told of every commit: the pool's WAL watermark and idle truncation.
+    private let monitor: WALMonitor?
+
+    init(monitor: WALMonitor? = nil) {
+        self.monitor = monitor
+    }
 
     /// The WAL size in pages at which SQLite's default hook checkpoints.
     static let threshold: Int32 = 1000
@@ -33,6 +39,7 @@ final class WALCheckpointPolicy: @unchecked Sendable {
     }
 
     private func committed(_ connection: ConnectionHandle, schema: UnsafePointer<CChar>?, frames: Int32) {
+        monitor?.committed(frames: frames)
         // A WAL smaller than at the last attempt restarted from its beginning.
         if frames < lastAttemptFrames { lastAttemptFrames = 0 }
         guard frames >= Self.threshold else { return }

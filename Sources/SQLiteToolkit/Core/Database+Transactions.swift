@@ -50,6 +50,11 @@ extension Database {
             releaseWriteGate()
             throw aborted
         }
+        if let refusal = commitVeto?.error {
+            if isInTransaction { try? transactionStatement(.rollback).run() }
+            releaseWriteGate()
+            throw refusal
+        }
         do {
             try runTransactionStatement(.commit)
         } catch {

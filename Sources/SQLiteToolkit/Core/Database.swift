@@ -46,6 +46,9 @@ public final class Database {
     /// Set when a savepoint's rollback failed inside a transaction: the transaction open now only rolls back, and
     /// its commit throws this (see `abandonSavepoint(_:isNested:)`).
     var abortedTransactionError: DatabaseError?
+    /// Set on the connection of a queue or a pool's writer: refuses its commits while a suspension interrupts the
+    /// access in progress (SerializedDatabase+Suspension.swift).
+    var commitVeto: CommitVeto?
     /// Every live session, so closing can delete them first, as SQLite requires. Unretained: a session removes
     /// itself when deleted or released.
     @exclusivity(unchecked) var liveSessions: [ObjectIdentifier: Unmanaged<Session>] = [:]

@@ -307,6 +307,14 @@ extension DatabaseError {
         case transactionLeftOpen
         /// A cursor was read after the access that opened it had ended.
         case cursorOutlivedAccess
+        /// The queue or pool is suspended (``DatabaseQueue/suspend(accesses:)-lgue``,
+        /// ``DatabasePool/suspend(accesses:)-2c3aw``): an access started while it was refused, or an access in progress
+        /// was interrupted by the suspension and rolled back. ``DatabaseQueue/resume()-72qlc`` lets accesses run again.
+        case suspended
+        /// A suspension would lose state of the connection that reopening it from its recipe cannot give back (the
+        /// message names it: attached databases, temporary tables, sessions, a trace or progress handler, functions
+        /// or collations not registered by the set-up hook). Nothing was suspended.
+        case suspensionLosesConnectionState
 
         // MARK: Schema and maintenance
         /// An identifier (table, column, schema or migration-table name) holds a NUL character, which SQL cannot

@@ -102,19 +102,8 @@ extension Database {
     func reopenAfterKeyChange() throws -> ConnectionHandle {
         guard let pending = pendingReopen else { throw closedError(sql: nil) }
         do {
-            try openConnectionAgain(busyMode: pending.busyMode, at: pending.path)
-            mainCipher = nil
-            if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
-            try loadConfiguredExtensions()
-            try pending.setUp?(self)
-            if pending.setUp != nil { setUpDefinitions = try customDefinitions() }
-            try restorePragmas(pending.pragmas)
-            try restoreLimits(pending.limits)
-            // The observers carry on, on the new connection.
-            if !observation.isEmpty { observation.install(on: try connection()) }
+            try reopenInPlace(pending)
         } catch {
-            closeConnectionForReopen()
-            mainCipher = pending.key == nil ? nil : pending.cipher
             let underlying = (error as? DatabaseError)?.message ?? "\(error)"
             throw DatabaseError(
                 extendedCode: (error as? DatabaseError)?.extendedCode ?? .cantopen,
@@ -127,10 +116,36 @@ extension Database {
         return try connection()
     }
 
+    /// Opens the SQLite connection again after ``closeConnectionForReopen()``, as `pending` says: the key, the
+    /// configuration's extensions, the set-up hook, then the pragmas and limits the connection had, and the
+    /// observers' hooks. Shared by the key change and the resume of a suspension. On failure the connection stays
+    /// closed and keeps the key's cipher; the error is thrown as is.
+    func reopenInPlace(_ pending: PendingReopen) throws {
+        do {
+            try openConnectionAgain(busyMode: pending.busyMode, at: pending.path)
+            mainCipher = nil
+            if let key = pending.key { try applyKeyAtOpen(key, cipher: pending.cipher) }
+            try loadConfiguredExtensions()
+            try pending.setUp?(self)
+            if pending.setUp != nil { setUpDefinitions = try customDefinitions() }
+            try restorePragmas(pending.pragmas)
+            try restoreLimits(pending.limits)
+            // The observers carry on, on the new connection.
+            if !observation.isEmpty { observation.install(on: try connection()) }
+            // A new connection counts its data version afresh, and other processes may have committed while none
+            // was open: the watch's next look tells the observers of a change whatever it reads.
+            if observation.watchesExternalChanges { observation.dataVersion = nil }
+        } catch {
+            closeConnectionForReopen()
+            mainCipher = pending.key == nil ? nil : pending.cipher
+            throw error
+        }
+    }
+
     /// What the reopen after a key change opens: the file replaced (`replaced`, as SQLite resolved it at open,
     /// links followed), never the name given at open resolved again, which may lead elsewhere by now (a switched
     /// directory link, another working directory). A `file:` URI keeps its parameters.
-    private func reopenPath(forReplaced replaced: String) -> String {
+    func reopenPath(forReplaced replaced: String) -> String {
         guard path.hasPrefix("file:") else { return replaced }
         let parameters = path.firstIndex(of: "?").map { String(path[$0...]) } ?? ""
         return "file:" + Database.percentEncodedPath(replaced) + parameters
@@ -156,7 +171,7 @@ extension Database {
 
     /// The value of every run-time limit (`sqlite3_limit`) this connection has, by category; the categories this
     /// SQLite does not know (it answers -1) end the list.
-    private func connectionLimits() throws -> [(category: LimitCategory, value: Int)] {
+    func connectionLimits() throws -> [(category: LimitCategory, value: Int)] {
         var limits: [(category: LimitCategory, value: Int)] = []
         for rawValue in Int32(0)..<64 {
             let category = LimitCategory(rawValue: rawValue)
@@ -183,7 +198,7 @@ extension Database {
 
     /// The values of ``carriedPragmas`` this connection has, in that order; a pragma this SQLite does not know
     /// (it answers no row) is left out.
-    private func connectionPragmas() throws -> [(name: String, value: String)] {
+    func connectionPragmas() throws -> [(name: String, value: String)] {
         try Self.carriedPragmas.compactMap { name in
             try queryValue("PRAGMA \(name)", as: String.self).map { (name, $0) }
         }
@@ -227,12 +242,14 @@ extension Database {
     /// Refuses a key change on a connection whose state a reopen would lose, before anything changes.
     /// `rerunsSetUp`: a set-up hook runs again after the reopen, so the custom functions and collations it gave
     /// are allowed, and only those.
-    private func checkReopenable(operation: String, rerunsSetUp: Bool) throws {
+    func checkReopenable(
+        operation: String, rerunsSetUp: Bool, reason: DatabaseError.Reason = .keyChangeLosesConnectionState
+    ) throws {
         func refuse(_ what: String) -> DatabaseError {
             DatabaseError.misuse(
                 "\(operation) reopens the connection, which would lose \(what): run it on a connection that has "
                     + "none (for example right after opening)",
-                reason: .keyChangeLosesConnectionState)
+                reason: reason)
         }
         if runningCallbacks.isRunningCallback { throw refuse("the callback that is running") }
         if openCursorCount > 0 { throw refuse("its open cursors") }

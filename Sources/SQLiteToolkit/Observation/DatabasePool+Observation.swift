@@ -133,6 +133,7 @@ extension DatabasePool {
         guard let reader = takeIdleReaderWithoutWaiting() else { return nil }
         do {
             let database = try connection(of: reader)
+            reader.markReadStarted(observation: true)
             try database.beginTransaction(.deferred)
             do {
                 try database.startReading()

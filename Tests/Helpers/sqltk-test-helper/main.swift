@@ -53,6 +53,9 @@
 //       (ExternalCommits.swift)
 //   sqltk-test-helper apply-changeset PATH FILE
 //       applies the changeset stored in FILE to the database at PATH; prints "ok"
+//   sqltk-test-helper locks PATH
+//       the POSIX locks other processes hold on PATH, PATH-wal and PATH-shm, seen through fcntl(F_GETLK) (Locks.swift):
+//       prints "lock FILE TYPE START LENGTH PID" for each, then "done"
 //
 // Later tests add their subcommands to `commands`.
 
@@ -80,6 +83,7 @@ let commands: [String: ([String]) throws -> Void] = [
     "cipher-first-use": cipherFirstUse,
     "commit-rows": commitRows,
     "apply-changeset": applyChangeset,
+    "locks": locks,
 ]
 
 func createCounter(_ arguments: [String]) throws {
