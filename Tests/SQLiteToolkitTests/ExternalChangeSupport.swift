@@ -11,7 +11,7 @@ enum ExternalChanges {
     static let lastNumber = "SELECT coalesce(max(n), 0) FROM item"
 
     /// Generous: the machine running the tests may be loaded. Tests never assert durations.
-    static let waitSeconds = 10.0
+    static let waitSeconds = 30.0
 
     /// Creates the database at `path` with ``schema``, in `journalMode` (`wal` or `delete`).
     static func createDatabase(at path: String, journalMode: String) throws {

@@ -33,6 +33,7 @@ extension DatabasePool {
             snapshotCreations.waitUntilNone()
             for reader in readers.suspend(accesses: accesses) { reader.database?.close() }
             snapshots.closeLive()
+            writer.recordFilesAtSuspension()
         }
     }
 
@@ -44,7 +45,7 @@ extension DatabasePool {
     public func resume() throws {
         try writer.checkNotReentrant("resume()")
         try suspensionLock.withLock {
-            try writer.resume()
+            try writer.resume(filesChanged: writer.filesChangedSinceSuspension())
             readers.resume()
         }
     }

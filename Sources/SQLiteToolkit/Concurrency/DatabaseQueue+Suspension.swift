@@ -28,6 +28,7 @@ extension DatabaseQueue {
     ///   given outside the set-up hook): it is then not suspended, though the access in progress was interrupted.
     public func suspend(accesses: SuspendedAccesses = .fail) throws {
         try serialized.suspend(accesses: accesses)
+        serialized.recordFilesAtSuspension()
     }
 
     /// Ends a suspension: opens the connection again as it was and lets accesses run (the waiting ones first).
@@ -36,7 +37,7 @@ extension DatabaseQueue {
     /// - Throws: the error of reopening the connection or of its set-up hook: the queue then stays suspended, and a
     ///   later `resume()` tries again; ``DatabaseError/Reason/reentrantAccess`` inside an access to this queue.
     public func resume() throws {
-        try serialized.resume()
+        try serialized.resume(filesChanged: serialized.filesChangedSinceSuspension())
     }
 
     /// Whether the queue is suspended: from the start of ``suspend(accesses:)-lgue`` until ``resume()-72qlc`` or ``close()``.

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// What an access started while a ``DatabaseQueue`` or ``DatabasePool`` is suspended does.
 public enum SuspendedAccesses: Sendable, Hashable {
     /// It throws ``DatabaseError/Reason/suspended`` at once.
@@ -127,7 +133,7 @@ extension SerializedDatabase {
     /// Opens the connection a suspension closed, as it was, and lets accesses run again (the waiting ones first).
     /// Does nothing when the connection is not suspended. When the reopen fails, the connection stays suspended and
     /// the error is thrown: a later resume tries again.
-    func resume() throws {
+    func resume(filesChanged: Bool = false) throws {
         try checkNotReentrant("resume()")
         lock.lock()
         waitingCount += 1
@@ -152,6 +158,8 @@ extension SerializedDatabase {
         if let list = ThreadAccesses.enter(identity) {
             do {
                 try database.reopenInPlace(reopen)
+                // Another process wrote while no connection was open: the watch's next look tells the observers.
+                if filesChanged, database.observation.watchesExternalChanges { database.observation.dataVersion = nil }
             } catch {
                 failure = error
             }
@@ -169,5 +177,52 @@ extension SerializedDatabase {
         }
         checkIn()
         if let failure { throw failure }
+    }
+}
+
+extension SerializedDatabase {
+    /// Records the database's files once a suspension closed every connection of the queue or pool.
+    func recordFilesAtSuspension() {
+        let path = recipe.path
+        filesAtSuspension.withLock { $0 = FileSignature(databasePath: path) }
+    }
+
+    /// Whether the database's files changed since ``recordFilesAtSuspension()``: another process wrote.
+    func filesChangedSinceSuspension() -> Bool {
+        let path = recipe.path
+        guard let recorded = filesAtSuspension.withLock({ $0 }) else { return false }
+        return recorded != FileSignature(databasePath: path)
+    }
+}
+
+/// The size, modification time and file number of a database file, its `-wal` and its `-journal`: what changes when
+/// another process writes while this one has no connection open, so that `PRAGMA data_version` cannot tell.
+struct FileSignature: Equatable, Sendable {
+    struct Entry: Equatable, Sendable {
+        var size: UInt64
+        var modified: Double
+        var fileNumber: UInt64
+    }
+    var entries: [Entry?]
+
+    /// `nil` for an in-memory or temporary database, or a URI (whose file the toolkit does not resolve here).
+    init?(databasePath path: String) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return nil }
+        entries = [path, path + "-wal", path + "-journal"].map { name in
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: name) else { return nil }
+            return Entry(
+                size: Self.number(attributes[.size]),
+                modified: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0,
+                fileNumber: Self.number(attributes[.systemFileNumber]))
+        }
+    }
+
+    /// A file attribute's number, whichever integer type the platform's Foundation gives it as.
+    private static func number(_ value: Any?) -> UInt64 {
+        if let value = value as? UInt64 { return value }
+        if let value = value as? Int { return UInt64(clamping: value) }
+        if let value = value as? UInt { return UInt64(value) }
+        if let value = value as? Int64 { return UInt64(clamping: value) }
+        return 0
     }
 }

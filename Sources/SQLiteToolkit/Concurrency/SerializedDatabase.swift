@@ -47,6 +47,9 @@ final class SerializedDatabase: @unchecked Sendable {
     /// The watch for other connections' commits, started while the connection has observers
     /// (Observation/ExternalChangeWatch.swift).
     let externalChanges = ExternalChangeWatch()
+    /// The database's files as a suspension left them, once every connection closed: a resume that finds them
+    /// changed tells the observers of a change made outside (SerializedDatabase+Suspension.swift).
+    let filesAtSuspension = LockedState<FileSignature?>(nil)
     /// Refuses the commits of an access that a suspension interrupts (SerializedDatabase+Suspension.swift); every
     /// connection this object opens consults it.
     let commitVeto: CommitVeto

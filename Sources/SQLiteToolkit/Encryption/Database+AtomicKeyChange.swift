@@ -132,9 +132,9 @@ extension Database {
             try restoreLimits(pending.limits)
             // The observers carry on, on the new connection.
             if !observation.isEmpty { observation.install(on: try connection()) }
-            // A new connection counts its data version afresh, and other processes may have committed while none
-            // was open: the watch's next look tells the observers of a change whatever it reads.
-            if observation.watchesExternalChanges { observation.dataVersion = nil }
+            // A new connection counts its data version afresh: the watch compares with the new count from now on.
+            // (Commits of other processes while none was open are the resume's to tell: ``FileSignature``.)
+            if observation.watchesExternalChanges { observation.dataVersion = try? readDataVersion() }
         } catch {
             closeConnectionForReopen()
             mainCipher = pending.key == nil ? nil : pending.cipher

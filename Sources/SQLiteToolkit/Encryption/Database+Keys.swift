@@ -155,7 +155,10 @@ extension Database {
         }
         guard stepCode != .row, stepCode != .ok else { return }
         guard stepCode.primary == .notadb else { throw error(stepCode, sql: sql) }
-        if let error = keyForPlainDatabaseError(schema: schema) { throw error }
+        // `main` was checked before its key was applied (``applyKeyAtOpen(_:cipher:)``): once a key is applied,
+        // SQLite3 Multiple Ciphers' file layer decrypts what is read through it, and a database whose key is right
+        // (a read that failed for another reason) would look plain.
+        if schema != "main", let error = keyForPlainDatabaseError(schema: schema) { throw error }
         throw DatabaseError(
             extendedCode: .notadb,
             message: "wrong key or cipher (\(cipher.name)), or the file is not a database",

@@ -204,7 +204,7 @@ extension Database {
         return true
     }
 
-    private func readDataVersion() throws -> Int64 {
+    func readDataVersion() throws -> Int64 {
         try queryValue("PRAGMA data_version", as: Int64.self) ?? 0
     }
 }
