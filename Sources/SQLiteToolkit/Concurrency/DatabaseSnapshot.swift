@@ -257,7 +257,8 @@ extension DatabasePool {
     ///   WAL that holds no frame (the pool was just opened, or a checkpoint truncated the WAL): a connection of its
     ///   own then commits one frame that changes nothing, so on such a pool the call also throws what that write
     ///   would: `SQLITE_READONLY` for a read-only pool, `SQLITE_BUSY` after the busy timeout inside a write of the
-    ///   pool; the message says why the snapshot needed a write.
+    ///   pool; the message says why the snapshot needed a write. The pool's observations hear of that commit as
+    ///   of any other connection's (``DatabaseTransactionChanges/isExternal``): an observed query may run once more.
     ///
     /// - Parameters:
     ///   - label: what a WAL report (``WALHygiene/report``) calls the snapshot while it pins the WAL; by default,
